@@ -1,0 +1,1 @@
+"""Inspect registry: imported by Inspect on every command, so it only imports."""

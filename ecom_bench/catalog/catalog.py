@@ -1,0 +1,85 @@
+"""An in-memory catalogue: products by id plus column arrays for fast filtering."""
+
+from __future__ import annotations
+
+import hashlib
+from collections import defaultdict
+from collections.abc import Iterable, Iterator
+from functools import cached_property
+
+import numpy as np
+
+from ecom_bench.catalog.models import Product
+
+
+class Catalog:
+    """Immutable product collection shared by every episode.
+
+    Episodes never mutate it: per-episode stock changes live in the world state.
+    The column arrays (`prices`, `ratings`, ...) are aligned with `products` so
+    search filters are numpy masks rather than Python loops.
+    """
+
+    def __init__(self, products: Iterable[Product], name: str = "catalog") -> None:
+        self.products: list[Product] = list(products)
+        self.name = name
+        self._by_id: dict[str, int] = {}
+        for i, p in enumerate(self.products):
+            if p.id in self._by_id:
+                raise ValueError(f"duplicate product id {p.id!r} in catalogue {name!r}")
+            self._by_id[p.id] = i
+
+    def __len__(self) -> int:
+        return len(self.products)
+
+    def __iter__(self) -> Iterator[Product]:
+        return iter(self.products)
+
+    def __contains__(self, product_id: object) -> bool:
+        return product_id in self._by_id
+
+    def get(self, product_id: str) -> Product | None:
+        i = self._by_id.get(product_id)
+        return None if i is None else self.products[i]
+
+    def index_of(self, product_id: str) -> int | None:
+        return self._by_id.get(product_id)
+
+    @cached_property
+    def fingerprint(self) -> str:
+        """Content hash: the key of on-disk search-index caches."""
+        h = hashlib.sha256()
+        for p in self.products:
+            h.update(p.id.encode())
+            h.update(b"\x00")
+            h.update(p.search_text().encode())
+            h.update(b"\x01")
+        return h.hexdigest()[:16]
+
+    @cached_property
+    def prices(self) -> np.ndarray:
+        return np.array([p.price for p in self.products], dtype=np.float64)
+
+    @cached_property
+    def ratings(self) -> np.ndarray:
+        return np.array([p.rating for p in self.products], dtype=np.float64)
+
+    @cached_property
+    def ship_days(self) -> np.ndarray:
+        return np.array([p.ship_days for p in self.products], dtype=np.int64)
+
+    @cached_property
+    def by_leaf_category(self) -> dict[str, list[int]]:
+        out: dict[str, list[int]] = defaultdict(list)
+        for i, p in enumerate(self.products):
+            out[p.leaf_category].append(i)
+        return dict(out)
+
+    @cached_property
+    def categories(self) -> list[str]:
+        """Every category path prefix present, e.g. 'Electronics' and 'Electronics > Chargers'."""
+        seen: set[str] = set()
+        for p in self.products:
+            for k in range(1, len(p.category) + 1):
+                seen.add(" > ".join(p.category[:k]))
+        return sorted(seen)
