@@ -1,1 +1,14 @@
 """Inspect registry: imported by Inspect on every command, so it only imports."""
+
+# ruff: noqa: F401
+from inspect_ai.model import modelapi
+
+from ecom_bench.tasks import cart
+
+
+@modelapi(name="ecom")
+def ecom() -> type:
+    """Scripted agents: ecom/oracle, ecom/heuristic."""
+    from ecom_bench.providers.scripted import ScriptedModelAPI
+
+    return ScriptedModelAPI

@@ -1,0 +1,145 @@
+"""`ecom-bench`: inspect tasks, run scripted agents through the core, play an episode.
+
+    ecom-bench show cart -d 6 --index 2 [--hidden]   print a generated task
+    ecom-bench run cart -d 6 -n 50 --policy oracle   score a scripted agent (no Inspect)
+    ecom-bench play cart -d 3                        be the agent yourself
+    ecom-bench build-index                           pre-build the search index cache
+
+Evaluation of real models goes through Inspect: `inspect eval ecom_bench/cart ...`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+
+from ecom_bench.agents import get_policy
+from ecom_bench.difficulty import Difficulty, validate_level
+from ecom_bench.envs import ENVIRONMENTS
+from ecom_bench.envs.context import CatalogSpec, load_context
+from ecom_bench.runner import make_episode, run_policy
+
+
+def _level(value: str) -> int:
+    try:
+        return validate_level(value)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+
+
+def _common(p: argparse.ArgumentParser) -> None:
+    p.add_argument("env", choices=sorted(ENVIRONMENTS))
+    p.add_argument("-d", "--difficulty", type=_level, default=0)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--catalog", default="synthetic")
+    p.add_argument("--catalog-size", type=int, default=None)
+    p.add_argument("--embedder", default="wordllama")
+
+
+def _context(args: argparse.Namespace):  # noqa: ANN202
+    return load_context(CatalogSpec(args.catalog, args.catalog_size), args.embedder)
+
+
+def cmd_show(args: argparse.Namespace) -> None:
+    ep = make_episode(args.env, args.difficulty, args.seed, args.index, context=_context(args))
+    print(f"# {ep.env.title}, d={args.difficulty}, seed={args.seed}, index={args.index}\n")
+    print("SYSTEM:", ep.system_prompt(), "\n")
+    print("USER:", ep.opening, "\n")
+    if args.hidden:
+        print("HIDDEN:", json.dumps(ep.problem.hidden_state(), indent=2))
+        print("AXES:", json.dumps(Difficulty.from_level(args.difficulty).to_dict(), indent=2))
+
+
+def cmd_run(args: argparse.Namespace) -> None:
+    ctx = _context(args)
+    policy = get_policy(args.env, args.policy)
+    rewards = []
+    start = time.perf_counter()
+    for i in range(args.samples):
+        run = run_policy(make_episode(args.env, args.difficulty, args.seed, i, context=ctx), policy)
+        rewards.append(run.result.reward)
+        if args.verbose:
+            for m in run.messages[1:]:
+                calls = " ".join(f"{c.name}({json.dumps(c.arguments)})" for c in m.tool_calls)
+                print(f"  {m.role.upper():9} {calls or m.text}"[:400])
+            print("  =>", run.result.explanation().replace("\n", "\n     "), "\n")
+    elapsed = time.perf_counter() - start
+    keys = ("task", "efficiency", "hallucination", "total")
+    means = {k: statistics.fmean(getattr(r, k) for r in rewards) for k in keys}
+    success = statistics.fmean(1.0 if r.success else 0.0 for r in rewards)
+    print(f"{args.env} d={args.difficulty} policy={args.policy} n={len(rewards)}: success {success:.3f}  "
+          + "  ".join(f"{k} {v:+.3f}" for k, v in means.items()) + f"  ({elapsed:.2f}s)")
+
+
+def cmd_play(args: argparse.Namespace) -> None:
+    ep = make_episode(args.env, args.difficulty, args.seed, args.index, context=_context(args))
+    print(ep.system_prompt(), "\n")
+    print("Tools:", ", ".join(s.name for s in ep.tool_specs()))
+    print("Type a message to the customer, or `/tool_name {json args}`. Ctrl-D quits.\n")
+    print("CUSTOMER:", ep.opening)
+    while not ep.done:
+        try:
+            line = input("> ").strip()
+        except EOFError:
+            break
+        if line.startswith("/"):
+            name, _, raw = line[1:].partition(" ")
+            try:
+                arguments = json.loads(raw) if raw.strip() else {}
+            except json.JSONDecodeError as e:
+                print("  (not JSON:", e, ")")
+                continue
+            out = ep.call_tool(name, arguments)
+            print(("ERROR: " if out.error else "") + out.text)
+        elif line:
+            reply = ep.agent_message(line)
+            if reply is not None:
+                print(f"CUSTOMER [{reply.act.value}]:", reply.text)
+    print("\n" + ep.result().explanation())
+
+
+def cmd_build_index(args: argparse.Namespace) -> None:
+    start = time.perf_counter()
+    ctx = load_context(CatalogSpec(args.catalog, args.catalog_size), args.embedder)
+    ctx.search_engine.warm()
+    print(f"index ready for {len(ctx.catalog)} products ({args.embedder}) in {time.perf_counter() - start:.1f}s")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="ecom-bench", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="command", required=True)
+    p = sub.add_parser("show", help="print a generated task")
+    _common(p)
+    p.add_argument("--index", type=int, default=0)
+    p.add_argument("--hidden", action="store_true", help="also print the hidden goal")
+    p.set_defaults(fn=cmd_show)
+    p = sub.add_parser("run", help="run a scripted agent through the core")
+    _common(p)
+    p.add_argument("--policy", default="heuristic")
+    p.add_argument("-n", "--samples", type=int, default=20)
+    p.add_argument("-v", "--verbose", action="store_true")
+    p.set_defaults(fn=cmd_run)
+    p = sub.add_parser("play", help="play the agent yourself")
+    _common(p)
+    p.add_argument("--index", type=int, default=0)
+    p.set_defaults(fn=cmd_play)
+    p = sub.add_parser("build-index", help="build and cache the search index")
+    p.add_argument("--catalog", default="synthetic")
+    p.add_argument("--catalog-size", type=int, default=None)
+    p.add_argument("--embedder", default="wordllama")
+    p.set_defaults(fn=cmd_build_index)
+    args = parser.parse_args(argv)
+    try:
+        args.fn(args)
+    except ValueError as e:
+        print(f"ecom-bench: error: {e}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

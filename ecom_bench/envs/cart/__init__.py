@@ -1,0 +1,43 @@
+"""E_CART: add the exact products, variants and quantities the customer asks for.
+
+generator.py builds the task, user.py is the simulated shopper, verifier.py scores
+the cart, policies.py holds the oracle and heuristic scripted agents.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from ecom_bench.difficulty import Difficulty
+from ecom_bench.envs.base import Environment, Problem, Verdict
+from ecom_bench.envs.cart.generator import generate_cart
+from ecom_bench.envs.cart.verifier import verify_cart
+from ecom_bench.envs.context import EnvContext
+
+CART_INSTRUCTIONS = """\
+You are a customer-service agent for an online store. The customer wants you to put \
+specific products in their cart. Find each product (catalog_search, or the customer's \
+visit history), pick the exact variant (size, colour, connector, ...) and quantity they \
+need, add them with cart_add, fix anything the customer corrects, and place the order \
+with checkout when the cart is exactly right. If a detail you need (a variant or a \
+quantity) was not given, ask the customer. Write plain replies to talk to the customer."""
+
+
+class CartEnv(Environment):
+    name: ClassVar[str] = "cart"
+    title: ClassVar[str] = "E_CART: cart building"
+    tool_names: ClassVar[tuple[str, ...]] = (
+        "catalog_search", "catalog_get_product", "catalog_get_variants", "cart_add", "cart_remove",
+        "cart_set_quantity", "cart_view", "user_get_visit_history", "ask_user", "checkout",
+    )
+    final_tool: ClassVar[str] = "checkout"
+    instructions: ClassVar[str] = CART_INSTRUCTIONS
+
+    def generate(self, context: EnvContext, seed: int, difficulty: Difficulty) -> Problem:
+        return generate_cart(context, seed, difficulty)
+
+    def verify(self, problem: Problem) -> Verdict:
+        return verify_cart(problem)
+
+
+__all__ = ["CartEnv"]

@@ -1,0 +1,88 @@
+"""E_CART generator: targets, variants, quantities, visit history, persona, user.
+
+All draws come from one RNG seeded by (env, seed, d), so the same (seed, d) gives
+the same task in any process. Targets are in-stock products from distinct leaf
+categories (so "the charger" is never ambiguous between two targets), and every
+target's wanted variant has stock for the wanted quantity: each task is solvable.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ecom_bench._seeding import derive_seed, seeded_rng
+from ecom_bench.catalog import Product
+from ecom_bench.catalog.naming import short_name
+from ecom_bench.difficulty import Difficulty
+from ecom_bench.envs.base import Problem
+from ecom_bench.envs.cart.goal import CartGoal, CartTarget
+from ecom_bench.envs.cart.user import CartUser
+from ecom_bench.envs.context import EnvContext
+from ecom_bench.users.base import Disclosure
+from ecom_bench.world import VisitRecord, World
+
+PERSONA_DIMENSIONS = ("price", "rating", "ship_speed", "brand", "similarity")
+PERSONA_BASE_ALPHA = (2.0, 2.0, 1.0, 1.0, 1.0)
+MAX_QUANTITY = 4
+
+
+def sample_persona(seed: int, boosted: tuple[str, ...] = ()) -> dict[str, float]:
+    """Hidden preference weights ~ Dirichlet(α), boosted on the dimensions the user constrains."""
+    alpha = np.array([a + (3.0 if d in boosted else 0.0) for d, a in zip(PERSONA_DIMENSIONS, PERSONA_BASE_ALPHA)])
+    w = np.random.default_rng(derive_seed(seed, "persona")).dirichlet(alpha)
+    return {d: round(float(x), 4) for d, x in zip(PERSONA_DIMENSIONS, w)}
+
+
+
+def generate_cart(context: EnvContext, seed: int, difficulty: Difficulty) -> Problem:
+    rng = seeded_rng("cart", seed, difficulty.level)
+    catalog = context.catalog
+    world = World(catalog=catalog, difficulty=difficulty, seed=derive_seed("cart-world", seed, difficulty.level),
+                  search_engine=context.search_engine)
+    n_items = min(difficulty.cart_items, len(catalog.by_leaf_category))
+    targets: list[CartTarget] = []
+    used_leaves: set[str] = set()
+    disclosure = Disclosure()
+    while len(targets) < n_items:
+        p = catalog.products[rng.randrange(len(catalog))]
+        if p.leaf_category in used_leaves or not world.in_stock(p):
+            continue
+        in_stock = [v for v in p.variants if world.stock_of(p, v) >= 1]
+        if not in_stock:
+            continue
+        variant = rng.choice(in_stock)
+        required = len(p.variants) > 1 and rng.random() < difficulty.p_variant
+        quantity = rng.randint(2, MAX_QUANTITY) if rng.random() < difficulty.p_quantity else 1
+        quantity = min(quantity, world.stock_of(p, variant))
+        used_leaves.add(p.leaf_category)
+        t = CartTarget(product_id=p.id, short_name=short_name(p), variant_id=variant.id,
+                       variant_attribute=variant.attribute, variant_value=variant.value,
+                       variant_required=required, quantity=quantity)
+        targets.append(t)
+        if required:
+            disclosure.add(t.variant_slot, rng.random() >= difficulty.p_missing)
+        if quantity > 1:
+            disclosure.add(t.quantity_slot, rng.random() >= difficulty.p_missing)
+    goal = CartGoal(tuple(targets))
+
+    # Visit history: the targets plus max(3, 2n) same-category look-alikes (SPEC).
+    target_ids = {t.product_id for t in targets}
+    distractors: list[str] = []
+    pools = [catalog.by_leaf_category[catalog.get(t.product_id).leaf_category] for t in targets]
+    want = max(3, 2 * len(targets))
+    attempts = 0
+    while len(distractors) < want and attempts < 50 * want:
+        attempts += 1
+        pool = pools[len(distractors) % len(pools)]
+        cand = catalog.products[rng.choice(pool)].id
+        if cand not in target_ids and cand not in distractors:
+            distractors.append(cand)
+    history = list(target_ids) + distractors
+    history.sort()
+    rng.shuffle(history)
+    world.visit_history = [VisitRecord(pid, rng.randint(0, 14)) for pid in history]
+
+    products = {t.product_id: catalog.get(t.product_id) for t in targets}
+    user = CartUser(goal, products, difficulty, derive_seed("cart-user", seed, difficulty.level), disclosure)
+    return Problem(env="cart", seed=seed, difficulty=difficulty, world=world, goal=goal, user=user,
+                   persona=sample_persona(derive_seed("cart", seed, difficulty.level)))

@@ -1,0 +1,72 @@
+"""The shared, read-only resources of all episodes in a process: catalogue + search.
+
+Building the catalogue and its FAISS index is the expensive part of start-up, so a
+context is built once per (catalogue spec, embedder spec) and shared by every episode
+(and every concurrent Inspect sample); episodes never mutate it.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ecom_bench.catalog import Catalog
+
+DEFAULT_CATALOG = "synthetic"
+DEFAULT_CATALOG_SIZE = 20_000
+DEFAULT_EMBEDDER = "wordllama"
+
+
+@dataclass(frozen=True)
+class CatalogSpec:
+    """Where the catalogue comes from: 'synthetic' (seeded) or a local path / dataset name."""
+
+    source: str = DEFAULT_CATALOG
+    size: int | None = None  # synthetic: DEFAULT_CATALOG_SIZE; a loaded catalogue: all rows
+    seed: int = 0
+
+    def validate(self) -> "CatalogSpec":
+        if self.size is not None and (not isinstance(self.size, int) or isinstance(self.size, bool)
+                                      or self.size < 10):
+            raise ValueError(f"catalog_size must be an integer >= 10, got {self.size!r}")
+        if self.source != DEFAULT_CATALOG:
+            p = Path(self.source).expanduser()
+            looks_like_path = p.suffix or self.source.startswith((".", "/", "~")) or p.exists()
+            if looks_like_path and not p.exists():
+                raise ValueError(f"catalog path does not exist: {self.source!r}")
+        return self
+
+
+@dataclass
+class EnvContext:
+    catalog: Catalog
+    search_engine: Any  # ecom_bench.catalog.search.SearchEngine
+
+
+_CONTEXTS: dict[tuple[CatalogSpec, str], EnvContext] = {}
+_LOCK = threading.Lock()
+
+
+def load_context(spec: CatalogSpec | None = None, embedder: str = DEFAULT_EMBEDDER) -> EnvContext:
+    """The process-wide context for this catalogue and embedder (built on first use)."""
+    spec = (spec or CatalogSpec()).validate()
+    key = (spec, embedder)
+    with _LOCK:
+        ctx = _CONTEXTS.get(key)
+        if ctx is None:
+            from ecom_bench.catalog.embedders import get_embedder
+            from ecom_bench.catalog.search import SearchEngine
+
+            if spec.source == DEFAULT_CATALOG:
+                from ecom_bench.catalog.synthetic import generate_synthetic_catalog
+
+                catalog = generate_synthetic_catalog(spec.size or DEFAULT_CATALOG_SIZE, spec.seed)
+            else:
+                from ecom_bench.catalog.loaders import load_catalog
+
+                catalog = load_catalog(spec.source, limit=spec.size)
+            ctx = EnvContext(catalog, SearchEngine(catalog, get_embedder(embedder)))
+            _CONTEXTS[key] = ctx
+        return ctx

@@ -1,0 +1,1 @@
+"""Inspect model providers: the scripted agents as `--model ecom/<policy>`."""

@@ -1,0 +1,86 @@
+"""`--model ecom/oracle`, `--model ecom/heuristic`: scripted agents as an Inspect provider.
+
+The provider turns Inspect messages into the core's neutral `Message`s and asks the
+env's scripted policy for the next action. Only a policy that declares
+`reads_hidden_goal` (the oracle) is handed the hidden goal from the sample's store;
+the heuristic sees exactly what a model sees. Usage is set on every output, so no
+tokenizer (and no download) is ever needed.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from inspect_ai.model import (
+    ChatMessage,
+    ChatMessageAssistant,
+    ChatMessageTool,
+    GenerateConfig,
+    ModelAPI,
+    ModelOutput,
+    ModelUsage,
+)
+from inspect_ai.tool import ToolCall, ToolChoice, ToolInfo
+from inspect_ai.util import store_as
+
+from ecom_bench.agents import AgentAction, Message, ToolCallRequest, get_policy
+from ecom_bench.tasks._store import EpisodeStore
+
+POLICIES = ("oracle", "heuristic")
+
+
+def to_neutral(messages: list[ChatMessage]) -> list[Message]:
+    out: list[Message] = []
+    for m in messages:
+        if isinstance(m, ChatMessageAssistant):
+            calls = tuple(ToolCallRequest(c.function, dict(c.arguments or {}), c.id) for c in (m.tool_calls or []))
+            out.append(Message("assistant", m.text, tool_calls=calls))
+        elif isinstance(m, ChatMessageTool):
+            out.append(Message("tool", m.error.message if m.error else m.text, tool_call_id=m.tool_call_id,
+                               tool_name=m.function, error=m.error is not None))
+        else:
+            out.append(Message(m.role, m.text))  # type: ignore[arg-type]
+    return out
+
+
+def _tokens(text: str) -> int:
+    return max(1, len(text) // 4)
+
+
+class ScriptedModelAPI(ModelAPI):
+    """One provider hosts every scripted policy; the policy is the model name."""
+
+    def __init__(self, model_name: str, base_url: str | None = None, api_key: str | None = None,
+                 config: GenerateConfig = GenerateConfig(), **model_args: Any) -> None:
+        super().__init__(model_name, base_url, api_key, [], config)
+        if model_name not in POLICIES:
+            raise ValueError(f"unknown scripted model 'ecom/{model_name}'; available: "
+                             + ", ".join(f"ecom/{p}" for p in POLICIES))
+
+    async def count_text_tokens(self, text: str) -> int:
+        return _tokens(text)
+
+    async def generate(self, input: list[ChatMessage], tools: list[ToolInfo], tool_choice: ToolChoice,
+                       config: GenerateConfig) -> ModelOutput:
+        info = store_as(EpisodeStore)
+        if not info.env:
+            raise RuntimeError("ecom/* scripted models only run inside ecom_bench tasks")
+        policy = get_policy(info.env, self.model_name)
+        hidden = info.hidden if policy.reads_hidden_goal else None
+        action = policy.act(to_neutral(input), hidden)
+        output = self._output(action)
+        prompt = sum(_tokens(m.text) for m in input)
+        output.usage = ModelUsage(input_tokens=prompt, output_tokens=_tokens(output.message.text or "x"),
+                                  total_tokens=prompt + _tokens(output.message.text or "x"))
+        return output
+
+    def _output(self, action: AgentAction) -> ModelOutput:
+        if action.tool_calls:
+            calls = [ToolCall(id=c.id or f"call-{i}", function=c.name, arguments=c.arguments)
+                     for i, c in enumerate(action.tool_calls)]
+            message = ChatMessageAssistant(content=action.text, tool_calls=calls, model=self.model_name,
+                                           source="generate")
+            return ModelOutput.from_message(message, stop_reason="tool_calls")
+        return ModelOutput.from_content(self.model_name, action.text)
+
+

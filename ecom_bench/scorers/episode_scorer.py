@@ -1,0 +1,51 @@
+"""The scorer: reads the episode outcome the solver computed with the core reward.
+
+Value keys: task, efficiency, hallucination, total, success (each with mean and
+stderr). The explanation says why; metadata holds the hidden goal and final world.
+"""
+
+from __future__ import annotations
+
+import json
+
+from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
+from inspect_ai.solver import TaskState
+from inspect_ai.util import store_as
+
+from ecom_bench.rewards import FAILURE_SCORE
+from ecom_bench.tasks._store import EpisodeStore
+
+SCORE_KEYS = ("task", "efficiency", "hallucination", "total", "success")
+
+
+@scorer(metrics={key: [mean(), stderr()] for key in SCORE_KEYS})
+def episode_scorer() -> Scorer:
+    async def score(state: TaskState, target: Target) -> Score:
+        info = store_as(EpisodeStore)
+        outcome = info.outcome
+        if outcome is None:  # the solver never ran to its finally block
+            value = dict.fromkeys(SCORE_KEYS, FAILURE_SCORE)
+            value["success"] = 0.0
+            return Score(value=value, explanation="No episode outcome recorded: failure score.")
+        final = outcome["final_state"]
+        return Score(
+            value=outcome["reward"],
+            answer=json.dumps(final.get("final_answer") or {"cart": final.get("cart")}, ensure_ascii=False),
+            explanation=outcome["explanation"],
+            metadata={
+                "env": info.env,
+                "difficulty": info.difficulty,
+                "turns": outcome["turns"],
+                "user_caused_turns": outcome["user_caused_turns"],
+                "end_reason": outcome["end_reason"],
+                "hard_fail": outcome["hard_fail"],
+                "invented_ids": outcome["invented_ids"],
+                "verdict": outcome["verdict"]["details"],
+                "hidden_goal": outcome["hidden"],
+                "final_state": final,
+                "disclosure": outcome["disclosure"],
+                "user_acts": outcome["user_acts"],
+            },
+        )
+
+    return score

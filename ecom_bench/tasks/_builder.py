@@ -1,0 +1,86 @@
+"""Shared task construction: dataset, solver, scorer and parameter validation.
+
+Every environment's `@task` is a one-line call to `env_task`, so all eight take the
+same parameters and validate them the same way.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from inspect_ai import Task
+from inspect_ai.dataset import MemoryDataset, Sample
+
+from ecom_bench import __version__
+from ecom_bench._seeding import episode_seed
+from ecom_bench.difficulty import Difficulty, validate_level
+from ecom_bench.envs import get_env
+from ecom_bench.envs.context import CatalogSpec, load_context
+from ecom_bench.episode import Episode
+from ecom_bench.scorers import episode_scorer
+from ecom_bench.tasks._solver import customer_conversation
+
+DEFAULT_SAMPLES = 100
+#: A hard ceiling on messages per sample; the episode's own budgets end it first.
+MESSAGE_LIMIT = 400
+
+
+def _int_param(name: str, value: Any, minimum: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
+    return value
+
+
+def _bool_param(name: str, value: Any) -> bool:
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.lower() in ("true", "false"):
+        return value.lower() == "true"
+    raise ValueError(f"{name} must be true or false, got {value!r}")
+
+
+def sample_id(env: str, difficulty: int, seed: int, index: int) -> str:
+    return f"{env}-d{difficulty}-s{seed}-{index:04d}"
+
+
+def build_samples(env_name: str, difficulty: int, samples: int, seed: int, catalog: CatalogSpec,
+                  embedder: str) -> list[Sample]:
+    """Procedurally generated samples with stable ids; input = the user's opening."""
+    env = get_env(env_name)
+    context = load_context(catalog, embedder)
+    level = Difficulty.from_level(difficulty)
+    out = []
+    for i in range(samples):
+        problem = env.generate(context, episode_seed(env_name, seed, difficulty, i), level)
+        episode = Episode(env, problem)
+        out.append(Sample(
+            id=sample_id(env_name, difficulty, seed, i),
+            input=episode.opening,
+            metadata={"env": env_name, "difficulty": difficulty, "seed": seed, "index": i,
+                      "episode_seed": problem.seed},
+        ))
+    return out
+
+
+def env_task(env_name: str, *, difficulty: Any = 0, samples: Any = DEFAULT_SAMPLES, seed: Any = 0,
+             strict: Any = True, catalog: str = "synthetic", catalog_size: Any = None,
+             catalog_seed: Any = 0, embedder: str = "wordllama") -> Task:
+    d = validate_level(difficulty)
+    samples = _int_param("samples", samples, 1)
+    seed = _int_param("seed", seed, 0)
+    strict = _bool_param("strict", strict)
+    spec = CatalogSpec(str(catalog), None if catalog_size is None else _int_param("catalog_size", catalog_size, 10),
+                       _int_param("catalog_seed", catalog_seed, 0)).validate()
+    env = get_env(env_name)
+    dataset = MemoryDataset(build_samples(env_name, d, samples, seed, spec, embedder),
+                            name=f"ecom_bench-{env_name}-d{d}-s{seed}")
+    return Task(
+        dataset=dataset,
+        solver=customer_conversation(strict=strict, catalog=spec, embedder=embedder),
+        scorer=episode_scorer(),
+        message_limit=MESSAGE_LIMIT,
+        version=1,
+        metadata={"env": env_name, "title": env.title, "difficulty": d, "seed": seed, "strict": strict,
+                  "catalog": spec.source, "embedder": embedder, "ecom_bench_version": __version__,
+                  "axes": Difficulty.from_level(d).to_dict()},
+    )

@@ -1,0 +1,157 @@
+"""E_CART through Inspect, end to end, with our own scripted model provider."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+from inspect_ai import eval as inspect_eval
+from inspect_ai.model import ChatMessageTool, ModelOutput, ModelUsage, get_model, modelapi
+from inspect_ai.model import ModelAPI, GenerateConfig
+from inspect_ai.tool import ToolCall
+
+from conftest import TEST_CATALOG_SIZE
+from ecom_bench.tasks import cart
+
+SIZE = TEST_CATALOG_SIZE
+
+
+def run(model, log_dir, **task_args):
+    args = {"samples": 6, "catalog_size": SIZE, **task_args}
+    [log] = inspect_eval(cart(**args), model=model, log_dir=str(log_dir), display="none")
+    assert log.status == "success", log.error
+    return log
+
+
+def metric(log, key, name="mean"):
+    [score] = [s for s in log.results.scores if s.reducer in (None, "mean") or True][:1]
+    return score.metrics[f"{key}"].value if False else next(
+        s.metrics[name].value for s in log.results.scores if s.name == key)
+
+
+def sample_values(log):
+    return {s.id: s.scores["episode_scorer"].value for s in log.samples}
+
+
+@pytest.mark.parametrize("d", [0, 6, 12])
+def test_oracle_succeeds_through_inspect(tmp_path, d):
+    log = run("ecom/oracle", tmp_path, difficulty=d)
+    values = sample_values(log)
+    assert all(v["task"] == 1.0 and v["success"] == 1.0 for v in values.values())
+    assert not [s for s in log.samples if s.error]
+
+
+def test_scores_explanations_and_metadata(tmp_path):
+    log = run("ecom/heuristic", tmp_path, difficulty=3, samples=4)
+    s = log.samples[0]
+    score = s.scores["episode_scorer"]
+    assert set(score.value) == {"task", "efficiency", "hallucination", "total", "success"}
+    assert "Unit F1" in score.explanation and "Turns" in score.explanation
+    md = score.metadata
+    assert md["hidden_goal"]["goal"]["targets"] and "cart" in md["final_state"]
+    names = {m.name for m in log.results.scores[0].metrics.values()}
+    assert {"mean", "stderr"} <= names
+    assert s.id == "cart-d3-s0-0000"
+    # the model never saw the hidden goal
+    visible = " ".join(m.text for m in s.messages)
+    for t in md["hidden_goal"]["goal"]["targets"]:
+        if not md["disclosure"].get(t["product_id"] + ".variant", True):
+            assert f"I need the {t['variant_value']} one" not in s.messages[1].text
+
+
+class _BadIdAPI(ModelAPI):
+    """Calls cart_add with an id that does not exist, then gives up."""
+
+    def __init__(self, model_name, base_url=None, api_key=None, config=GenerateConfig(), **kw):
+        super().__init__(model_name, base_url, api_key, [], config)
+
+    async def generate(self, input, tools, tool_choice, config):
+        n = sum(1 for m in input if getattr(m, "role", "") == "assistant")
+        if n == 0:
+            out = ModelOutput.for_tool_call(self.model_name, "cart_add", {"product_id": "P-NOPE", "quantity": 1})
+        elif n == 1 and self.model_name == "malformed":
+            out = ModelOutput.for_tool_call(self.model_name, "cart_add", {"quantity": "lots"})
+        else:
+            out = ModelOutput.from_content(self.model_name, "Sorry, I can't find that.")
+        out.usage = ModelUsage(input_tokens=1, output_tokens=1, total_tokens=2)
+        return out
+
+
+@modelapi(name="ecomtest")
+def _ecomtest():
+    return _BadIdAPI
+
+
+def test_nonexistent_product_id_is_a_readable_tool_error(tmp_path):
+    log = run("ecomtest/badid", tmp_path, difficulty=2, samples=2)
+    s = log.samples[0]
+    errors = [m for m in s.messages if isinstance(m, ChatMessageTool) and m.error]
+    assert errors and "No product with id 'P-NOPE'" in errors[0].error.message
+    score = s.scores["episode_scorer"]
+    assert score.value["total"] == -1.0  # never checked out: no answer
+    assert "P-NOPE" in score.explanation
+
+
+@pytest.mark.parametrize("strict,ends", [(True, True), (False, False)])
+def test_strict_rule_on_schema_failures(tmp_path, strict, ends):
+    log = run("ecomtest/malformed", tmp_path, difficulty=2, samples=1, strict=strict)
+    s = log.samples[0]
+    score = s.scores["episode_scorer"]
+    assert score.value["total"] == -1.0
+    assert ("invalid output" in score.explanation) is ends
+
+
+def test_epochs_with_pass_k(tmp_path):
+    from inspect_ai import Epochs
+
+    [log] = inspect_eval(cart(samples=3, difficulty=1, catalog_size=SIZE), model="ecom/oracle",
+                         epochs=Epochs(4, ["mean", "pass_k_4"]), log_dir=str(tmp_path), display="none")
+    assert log.status == "success"
+    pass_k = [s for s in log.results.scores if s.reducer == "pass_k_4"]
+    assert pass_k and pass_k[0].metrics["success_mean" if False else "mean"].value is not None
+
+
+def test_bad_task_parameters_fail_fast():
+    with pytest.raises(ValueError, match="difficulty must be a non-negative integer, got -1"):
+        cart(difficulty=-1)
+    with pytest.raises(ValueError, match="samples must be an integer >= 1, got 0"):
+        cart(samples=0)
+    with pytest.raises(ValueError, match="catalog path does not exist: '/no/such/file.parquet'"):
+        cart(catalog="/no/such/file.parquet")
+
+
+CLI = [str(Path(sys.executable).parent / "inspect"), "eval", "ecom_bench/cart"]
+
+
+def _cli(tmp_path, *args):
+    return subprocess.run(CLI + list(args) + ["--log-dir", str(tmp_path), "--display", "none"],
+                          capture_output=True, text=True, timeout=300)
+
+
+def _read_log(path):
+    from inspect_ai.log import read_eval_log
+    return read_eval_log(str(path))
+
+
+def test_cli_runs_and_is_reproducible_across_processes(tmp_path):
+    results = []
+    for k in range(2):
+        out = tmp_path / f"run{k}"
+        proc = _cli(out, "-T", "difficulty=5", "-T", "samples=4", "-T", f"catalog_size={SIZE}",
+                    "--model", "ecom/heuristic")
+        assert proc.returncode == 0, proc.stderr[-2000:]
+        [logfile] = list(out.glob("*.eval"))
+        log = _read_log(logfile)
+        results.append({s.id: (s.input, s.scores["episode_scorer"].value,
+                               [m.text for m in s.messages]) for s in log.samples})
+    assert results[0] == results[1]
+
+
+def test_cli_rejects_bad_difficulty(tmp_path):
+    proc = _cli(tmp_path, "-T", "difficulty=-3", "--model", "ecom/oracle")
+    assert proc.returncode != 0
+    assert "difficulty must be a non-negative integer, got -3" in proc.stderr + proc.stdout
