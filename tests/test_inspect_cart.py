@@ -2,17 +2,13 @@
 
 from __future__ import annotations
 
-import json
 import subprocess
 import sys
-import zipfile
 from pathlib import Path
 
 import pytest
 from inspect_ai import eval as inspect_eval
-from inspect_ai.model import ChatMessageTool, ModelOutput, ModelUsage, get_model, modelapi
-from inspect_ai.model import ModelAPI, GenerateConfig
-from inspect_ai.tool import ToolCall
+from inspect_ai.model import ChatMessageTool, GenerateConfig, ModelAPI, ModelOutput, ModelUsage, modelapi
 
 from conftest import TEST_CATALOG_SIZE
 from ecom_bench.tasks import cart
@@ -25,12 +21,6 @@ def run(model, log_dir, **task_args):
     [log] = inspect_eval(cart(**args), model=model, log_dir=str(log_dir), display="none")
     assert log.status == "success", log.error
     return log
-
-
-def metric(log, key, name="mean"):
-    [score] = [s for s in log.results.scores if s.reducer in (None, "mean") or True][:1]
-    return score.metrics[f"{key}"].value if False else next(
-        s.metrics[name].value for s in log.results.scores if s.name == key)
 
 
 def sample_values(log):
@@ -56,11 +46,9 @@ def test_scores_explanations_and_metadata(tmp_path):
     names = {m.name for m in log.results.scores[0].metrics.values()}
     assert {"mean", "stderr"} <= names
     assert s.id == "cart-d3-s0-0000"
-    # the model never saw the hidden goal
-    visible = " ".join(m.text for m in s.messages)
-    for t in md["hidden_goal"]["goal"]["targets"]:
-        if not md["disclosure"].get(t["product_id"] + ".variant", True):
-            assert f"I need the {t['variant_value']} one" not in s.messages[1].text
+    # the user's replies are tagged in the transcript
+    acts = [m.metadata["act"] for m in s.messages if m.role == "user"]
+    assert acts[0] == "opening" and acts[1:] == md["user_acts"][1:]
 
 
 class _BadIdAPI(ModelAPI):
@@ -111,8 +99,9 @@ def test_epochs_with_pass_k(tmp_path):
     [log] = inspect_eval(cart(samples=3, difficulty=1, catalog_size=SIZE), model="ecom/oracle",
                          epochs=Epochs(4, ["mean", "pass_k_4"]), log_dir=str(tmp_path), display="none")
     assert log.status == "success"
-    pass_k = [s for s in log.results.scores if s.reducer == "pass_k_4"]
-    assert pass_k and pass_k[0].metrics["success_mean" if False else "mean"].value is not None
+    pass_k = {s.name: s.metrics["mean"].value for s in log.results.scores if s.reducer == "pass_k_4"}
+    assert pass_k["success"] == 1.0  # the oracle succeeds in every epoch
+    assert len(log.samples) == 12
 
 
 def test_bad_task_parameters_fail_fast():
