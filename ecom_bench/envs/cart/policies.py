@@ -10,6 +10,7 @@ follows the user's corrections, and checks out once the user confirms.
 from __future__ import annotations
 
 import difflib
+import json
 import re
 from functools import lru_cache
 from dataclasses import dataclass, field
@@ -186,8 +187,12 @@ class CartHeuristic:
         last_user = users[-1].text.lower() if len(users) > 1 else ""
         for it in items:
             if it.candidates:
-                it.choice = max(it.candidates, key=lambda c: (_similarity(it.query, c["title"].split(",")[0]),
-                                                               -it.candidates.index(c)))
+                # Symmetric fuzzy match, so "HearthPro Frying Pan" prefers itself over "HearthPro SE Frying Pan".
+                def match(c: dict[str, Any], q: str = it.query) -> tuple[float, int]:
+                    name = c["title"].split(",")[0]
+                    return (_similarity(q, name) + _similarity(name, q), -it.candidates.index(c))
+                it.choice = max(it.candidates, key=match)
+        failed = {(c.name, json.dumps(c.arguments, sort_keys=True)) for c, r in tool_results(messages) if r.error}
         used = calls_since_last_message(messages)
         room = max(0, budget - used)
         n = len(messages)
@@ -203,7 +208,11 @@ class CartHeuristic:
         if unknown and not asked:
             return AgentAction(text=self._question(unknown))
         # 3. make the cart match what we believe the user wants
-        ops = self._cart_ops(items, cart, n)
+        all_ops = self._cart_ops(items, cart, n)
+        ops = [op for op in all_ops if (op.name, json.dumps(op.arguments, sort_keys=True)) not in failed]
+        if all_ops and not ops:  # everything left has failed once: say so rather than retry
+            return AgentAction(text="Sorry, I could not update part of your cart (a tool reported an error). "
+                               "Should I place the order with what is in the cart?")
         if ops:
             if room == 0:
                 return AgentAction(text="I'm updating your cart now.")

@@ -51,6 +51,11 @@ def _words(text: str) -> set[str]:
     return set(re.findall(r"[a-z0-9][a-z0-9\-]+", text.lower()))
 
 
+def _says(text_l: str, phrase: str) -> bool:
+    """Whether lower-cased `text_l` contains `phrase` as whole words ("mint" is not in "papermint")."""
+    return re.search(rf"(?<![a-z0-9]){re.escape(phrase.lower())}(?![a-z0-9])", text_l) is not None
+
+
 class CartUser:
     """The simulated shopper of one E_CART episode."""
 
@@ -95,7 +100,7 @@ class CartUser:
             revealed, answers = self._answer_question(text_l)
             if revealed:
                 return UserMessage(self._noisy(" ".join(answers), rng), UserAct.CLARIFY, tuple(revealed))
-            wrong_proposal = self._wrong_proposal(text_l)
+            wrong_proposal = self._wrong_proposal(text_l, world)
             if wrong_proposal:
                 return self._correction([wrong_proposal], rng)
         problems, missing = self._cart_problems(world)
@@ -148,14 +153,14 @@ class CartUser:
             return [], []
         named = [t for t in hidden if self._mentions(t, text_l, words)]
         scope = named or hidden
-        asks_qty = any(w in text_l for w in QUANTITY_WORDS)
+        asks_qty = any(_says(text_l, w) for w in QUANTITY_WORDS)
         revealed: list[str] = []
         answers: list[str] = []
         for t in scope:
             p = self.products[t.product_id]
             values = {v.value.lower() for v in p.variants}
             keywords = ATTRIBUTE_KEYWORDS.get(t.variant_attribute or "", ()) + GENERIC_VARIANT_WORDS
-            asks_var = any(k in text_l for k in keywords) or any(v in text_l for v in values)
+            asks_var = any(_says(text_l, k) for k in keywords) or any(_says(text_l, v) for v in values)
             specific = asks_qty or asks_var
             if not self._disclosure.is_told(t.variant_slot) and (asks_var or not specific):
                 self._disclosure.reveal(t.variant_slot)
@@ -168,15 +173,21 @@ class CartUser:
                 answers.append(render("I need {qty} of the {name}.", qty=t.quantity, name=t.short_name))
         return revealed, answers
 
-    def _wrong_proposal(self, text_l: str) -> str | None:
-        """The agent proposes a variant value the user does not want ("Shall I add the Lightning one?")."""
+    def _wrong_proposal(self, text_l: str, world: World) -> str | None:
+        """The agent proposes a variant the user does not want ("Shall I add the Lightning one?").
+
+        Only for items not already right in the cart, and only when the agent names
+        another of the product's variant values (as whole words) and not the wanted one.
+        """
         words = _words(text_l)
+        have = self.goal.cart_units(world.cart)
         for t in self.goal.targets:
-            if not t.variant_required or not self._mentions(t, text_l, words):
+            if not t.variant_required or have.get(t.key) or not self._mentions(t, text_l, words):
+                continue
+            if _says(text_l, t.variant_value):
                 continue
             p = self.products[t.product_id]
-            others = [v.value for v in p.variants if v.value != t.variant_value]
-            if t.variant_value.lower() not in text_l and any(o.lower() in text_l for o in others):
+            if any(_says(text_l, v.value) for v in p.variants if v.value != t.variant_value):
                 self._disclosure.reveal(t.variant_slot)
                 return render("No, for the {name} I need the {value} one.", name=t.short_name,
                               value=t.variant_value)
