@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from ecom_bench.difficulty import Difficulty
 from ecom_bench.envs.base import Environment, Problem, Verdict
 from ecom_bench.rewards import Reward, efficiency, hallucination
 from ecom_bench.users import UserAct, UserMessage
@@ -102,7 +103,7 @@ class Episode:
 
     # ------------------------------------------------------------- surface
     @property
-    def difficulty(self):  # noqa: ANN201 - Difficulty, re-exported for adapters
+    def difficulty(self) -> Difficulty:
         return self.problem.difficulty
 
     @property
@@ -194,19 +195,18 @@ class Episode:
         r_eff = efficiency(self.turns, self.user_caused_turns, self.difficulty.max_turns)
         referenced = self.world.referenced_ids + self.env.answer_ids(self.problem)
         r_hall, invented = hallucination(referenced, self.world.seen_ids)
-        if self.hard_fail_reason is not None or not self.env.has_answer(self.problem):
-            reward = Reward.failure(r_eff, r_hall)
-            if self.hard_fail_reason is None and self.end_reason == "answered":
-                self.end_reason = "no answer"
-        else:
+        answered = self.env.has_answer(self.problem)
+        if self.hard_fail_reason is None and answered:
             reward = Reward.of(verdict.task, r_eff, r_hall, verdict.success)
+        else:
+            reward = Reward.failure(r_eff, r_hall)
+        end_reason = self.end_reason if answered or self.hard_fail_reason else f"{self.end_reason}; no final answer"
         return EpisodeResult(
             reward=reward,
             verdict=verdict,
             turns=self.turns,
             user_caused_turns=self.user_caused_turns,
-            end_reason=self.end_reason if self.env.has_answer(self.problem) or self.hard_fail_reason
-            else f"{self.end_reason}; no final answer",
+            end_reason=end_reason,
             invented_ids=invented,
             hidden=self.problem.hidden_state(),
             final_state=self.world.snapshot(),

@@ -63,6 +63,8 @@ class _BadIdAPI(ModelAPI):
             out = ModelOutput.for_tool_call(self.model_name, "cart_add", {"product_id": "P-NOPE", "quantity": 1})
         elif n == 1 and self.model_name == "malformed":
             out = ModelOutput.for_tool_call(self.model_name, "cart_add", {"quantity": "lots"})
+        elif n == 1 and self.model_name == "unknowntool":
+            out = ModelOutput.for_tool_call(self.model_name, "teleport_order", {"to": "moon"})
         else:
             out = ModelOutput.from_content(self.model_name, "Sorry, I can't find that.")
         out.usage = ModelUsage(input_tokens=1, output_tokens=1, total_tokens=2)
@@ -84,9 +86,10 @@ def test_nonexistent_product_id_is_a_readable_tool_error(tmp_path):
     assert "P-NOPE" in score.explanation
 
 
+@pytest.mark.parametrize("model", ["malformed", "unknowntool"])
 @pytest.mark.parametrize("strict,ends", [(True, True), (False, False)])
-def test_strict_rule_on_schema_failures(tmp_path, strict, ends):
-    log = run("ecomtest/malformed", tmp_path, difficulty=2, samples=1, strict=strict)
+def test_strict_rule_on_schema_failures(tmp_path, model, strict, ends):
+    log = run(f"ecomtest/{model}", tmp_path, difficulty=2, samples=1, strict=strict)
     s = log.samples[0]
     score = s.scores["episode_scorer"]
     assert score.value["total"] == -1.0

@@ -158,17 +158,6 @@ class Toolkit:
                 out[name] = ToolSpec.from_method(member, kind)
         return out
 
-    def call(self, name: str, arguments: Any) -> str:
-        """Validate and run one tool call, returning its text result.
-
-        Raises InvalidToolCall (unknown tool / schema failure) or ToolError (semantic).
-        """
-        spec = self.specs().get(name)
-        if spec is None:
-            raise InvalidToolCall(f"unknown tool {name!r}")
-        args = spec.validate(arguments)
-        return getattr(self, name)(**args)
-
     # ---------------------------------------------------------------- helpers
     def _product(self, product_id: str) -> Product:
         product = self.world.product(product_id.strip())
