@@ -1,0 +1,467 @@
+"""Hybrid catalogue search: FAISS semantic + BM25 lexical, fused by reciprocal rank.
+
+``SearchEngine.search(query, filters=..., depth=d, limit=k)``:
+
+1. semantic: the query embedding's top-``depth`` products by cosine (FAISS);
+2. lexical: the top-``depth`` products by BM25 (bm25s, numpy backend) over the same
+   ``Product.search_text()``; query words absent from the vocabulary are also tried
+   with their closest vocabulary spellings (one edit: drop/insert/swap/replace a char),
+   at half weight, so a typo'd brand still matches;
+3. reciprocal-rank fusion, ``score = Σ 1/(RRF_K + rank)``, ranks from 1;
+4. the first ``depth`` fused candidates are the pool; the filters are applied to that
+   pool only (post-filtering, deliberately: ``depth`` is SPEC's difficulty axis
+   top_k(d) "retrieval depth", so at small depth a vague query with tight filters
+   can come back short, and the agent has to query better);
+5. the first ``limit`` survivors are returned.
+
+Ordering is deterministic: fused score descending, ties by catalogue index.
+The vector index and BM25 are built lazily, once per engine (thread-safe); the vector
+index is cached on disk (see `ecom_bench.catalog.index`).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+import threading
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ecom_bench.catalog.embedders import Embedder, get_embedder
+from ecom_bench.catalog.index import IndexKind, VectorIndex, load_or_build_index
+from ecom_bench.catalog.models import Product
+
+if TYPE_CHECKING:
+    from ecom_bench.catalog.catalog import Catalog
+
+__all__ = ["RRF_K", "SearchEngine", "SearchFilters", "SearchHit", "tokenize"]
+
+RRF_K = 60
+_TYPO_WEIGHT = 0.5
+_TYPO_MIN_LEN = 4
+_ANN_MARGIN = 16  # extra FAISS neighbours fetched so tie order at the cut is by index
+
+# ---------------------------------------------------------------------------- tokens
+
+# Runs of letters/digits, optionally joined by - . / + ' (so "usb-c", "2.5mm", "65w",
+# "wi-fi", "m.2" stay whole).
+_TOKEN_RE = re.compile(r"[^\W_]+(?:[-./+'][^\W_]+)*")
+_PART_RE = re.compile(r"[^\W_]+")
+
+STOPWORDS = frozenset(
+    """a an and are as at be but by for from has have i in is it its me my of on or our so
+    than that the this to was were will with you your i'm im want need looking please
+    some any something under below less cheap cheaper cheapest best buy get find show
+    what which how about around within priced dollars usd""".split()
+)
+
+
+def tokenize(text: str) -> list[str]:
+    """Lowercase lexical tokens, keeping model numbers and hyphenated names matchable.
+
+    A compound like ``USB-C`` yields ``usb-c`` plus its parts ``usb``, ``c`` and, for
+    hyphenated ones, the joined ``usbc``; so "USB-C", "usb c" and "usbc" all match.
+    Plain tokens ("65w", "voltedge") stay as they are. Stopwords are dropped.
+    """
+    out: list[str] = []
+    for m in _TOKEN_RE.finditer(text.lower()):
+        tok = m.group(0)
+        parts = _PART_RE.findall(tok)
+        if len(parts) == 1:
+            if tok not in STOPWORDS:
+                out.append(tok)
+            continue
+        if tok not in STOPWORDS:
+            out.append(tok)
+        out.extend(p for p in parts if p not in STOPWORDS)
+        if "-" in tok:
+            out.append("".join(parts))
+    return out
+
+
+_EDIT_ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789"
+
+
+def _edits1(word: str) -> set[str]:
+    """All strings one edit (delete, adjacent swap, replace, insert) from `word`."""
+    splits = [(word[:i], word[i:]) for i in range(len(word) + 1)]
+    deletes = [a + b[1:] for a, b in splits if b]
+    swaps = [a + b[1] + b[0] + b[2:] for a, b in splits if len(b) > 1]
+    replaces = [a + c + b[1:] for a, b in splits if b for c in _EDIT_ALPHABET]
+    inserts = [a + c + b for a, b in splits for c in _EDIT_ALPHABET]
+    return set(deletes + swaps + replaces + inserts)
+
+
+# --------------------------------------------------------------------------- filters
+
+
+def _norm(s: Any) -> str:
+    return " ".join(str(s).split()).casefold()
+
+
+def _levels(path: str) -> tuple[str, ...]:
+    return tuple(_norm(x) for x in str(path).split(">") if x.strip())
+
+
+def _words(level: str) -> frozenset[str]:
+    return frozenset(_PART_RE.findall(level))
+
+
+def _level_matches(want: str, have: str) -> bool:
+    """Equal, or every word of `want` is a word of `have` ("chargers" ~ "Chargers & Power")."""
+    if want == have:
+        return True
+    w = _words(want)
+    return bool(w) and w <= _words(have)
+
+
+@dataclass(frozen=True)
+class SearchFilters:
+    """Hard constraints applied to the retrieved pool.
+
+    * `category`: case-insensitive; matches when its levels (split on ">") match a
+      contiguous run of the product's category path, so a single level ("Wall
+      Chargers"), a prefix ("Electronics > Chargers & Power") or an inner run all match.
+      A level matches when equal, or when all its words are words of the product's
+      level: "chargers" matches "Chargers & Power" and "Wall Chargers" (no stemming:
+      "charger" does not).
+    * `brand`: case-insensitive exact match on `Product.brand`.
+    * `min_price` / `max_price`: inclusive bounds on the product's base price.
+    * `min_rating`: inclusive lower bound on the average rating.
+    * `max_ship_days`: inclusive upper bound on shipping days.
+    * `attributes`: every key must be present on `Product.attributes` with an equal
+      value, both compared case-insensitively.
+    """
+
+    category: str | None = None
+    brand: str | None = None
+    min_price: float | None = None
+    max_price: float | None = None
+    min_rating: float | None = None
+    max_ship_days: int | None = None
+    attributes: Mapping[str, str] | None = None
+
+    @property
+    def is_empty(self) -> bool:
+        return (
+            not (self.category and self.category.strip())
+            and not (self.brand and self.brand.strip())
+            and self.min_price is None
+            and self.max_price is None
+            and self.min_rating is None
+            and self.max_ship_days is None
+            and not self.attributes
+        )
+
+    def compile(self) -> _CompiledFilters:
+        return _CompiledFilters(self)
+
+    def matches(self, product: Product) -> bool:
+        return self.compile()(product)
+
+
+class _CompiledFilters:
+    __slots__ = ("cat", "brand", "lo", "hi", "rating", "ship", "attrs")
+
+    def __init__(self, f: SearchFilters) -> None:
+        self.cat = _levels(f.category) if f.category and f.category.strip() else None
+        self.brand = _norm(f.brand) if f.brand and f.brand.strip() else None
+        self.lo = f.min_price
+        self.hi = f.max_price
+        self.rating = f.min_rating
+        self.ship = f.max_ship_days
+        self.attrs = {_norm(k): _norm(v) for k, v in f.attributes.items()} if f.attributes else None
+
+    def __call__(self, p: Product) -> bool:
+        if self.lo is not None and p.price < self.lo:
+            return False
+        if self.hi is not None and p.price > self.hi:
+            return False
+        if self.rating is not None and p.rating < self.rating:
+            return False
+        if self.ship is not None and p.ship_days > self.ship:
+            return False
+        if self.brand is not None and _norm(p.brand) != self.brand:
+            return False
+        if self.cat is not None:
+            levels = tuple(_norm(c) for c in p.category)
+            n, m = len(levels), len(self.cat)
+            if not any(
+                all(_level_matches(self.cat[j], levels[i + j]) for j in range(m)) for i in range(n - m + 1)
+            ):
+                return False
+        if self.attrs:
+            have = {_norm(k): _norm(v) for k, v in p.attributes.items()}
+            for k, v in self.attrs.items():
+                if have.get(k) != v:
+                    return False
+        return True
+
+
+@dataclass(frozen=True)
+class SearchHit:
+    product: Product
+    score: float
+
+    @property
+    def product_id(self) -> str:
+        return self.product.id
+
+
+# ---------------------------------------------------------------------------- engine
+
+
+def _check_positive(name: str, value: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+        raise ValueError(f"{name} must be a positive integer, got {value!r}")
+    return int(value)
+
+
+def _top_by_score(scores: np.ndarray, k: int) -> np.ndarray:
+    """Indices of the k highest positive scores; score desc, ties by index asc."""
+    cand = np.flatnonzero(scores > 0)
+    if cand.size > k:
+        s = scores[cand]
+        kth = np.partition(s, s.size - k)[s.size - k]
+        above = cand[s > kth]
+        ties = cand[s == kth]  # ascending index
+        cand = np.concatenate([above, ties[: k - above.size]])
+    return cand[np.lexsort((cand, -scores[cand]))]
+
+
+class _Lexical:
+    """bm25s over tokenised search texts, plus one-edit typo expansion."""
+
+    def __init__(self, texts: Sequence[str]) -> None:
+        import bm25s
+
+        # bm25s sets its own logger to DEBUG at import, so its chatter reaches any
+        # root handler; let it follow the application's logging configuration instead.
+        bm25_log = logging.getLogger("bm25s")
+        if bm25_log.level == logging.DEBUG:
+            bm25_log.setLevel(logging.NOTSET)
+        corpus = [tokenize(t) or [""] for t in texts]
+        self.bm25 = bm25s.BM25(backend="numpy")
+        self.bm25.index(corpus, show_progress=False)
+        self.vocab: dict[str, int] = self.bm25.vocab_dict
+        self.n = len(texts)
+        self._df = np.diff(np.asarray(self.bm25.scores["indptr"]))  # documents per token id
+        self._typo_cache: dict[str, tuple[int, ...]] = {}
+        self._lock = threading.Lock()
+
+    def _corrections(self, tok: str) -> tuple[int, ...]:
+        hit = self._typo_cache.get(tok)
+        if hit is not None:
+            return hit
+        ids: tuple[int, ...] = ()
+        if len(tok) >= _TYPO_MIN_LEN and tok.isalnum():
+            cands = sorted(t for t in _edits1(tok) if t in self.vocab)
+            if cands:
+                # the most frequent spellings, at most two (ties: alphabetical)
+                cands.sort(key=lambda t: -int(self._df[self.vocab[t]]))
+                ids = tuple(self.vocab[t] for t in cands[:2])
+        with self._lock:
+            if len(self._typo_cache) > 100_000:
+                self._typo_cache.clear()
+            self._typo_cache[tok] = ids
+        return ids
+
+    def scores(self, query: str) -> np.ndarray:
+        exact: list[int] = []
+        fuzzy: list[int] = []
+        for tok in tokenize(query):
+            tid = self.vocab.get(tok)
+            if tid is not None and tok:
+                exact.append(tid)
+            else:
+                fuzzy.extend(self._corrections(tok))
+        total = np.zeros(self.n, dtype=np.float32)
+        if exact:
+            total += self.bm25.get_scores_from_ids(exact)
+        if fuzzy:
+            total += _TYPO_WEIGHT * self.bm25.get_scores_from_ids(fuzzy)
+        return total
+
+    def top(self, query: str, k: int) -> np.ndarray:
+        return _top_by_score(self.scores(query), k)
+
+
+class SearchEngine:
+    """Hybrid search over one catalogue (see the module docstring).
+
+    Parameters: `embedder` defaults to ``get_embedder("wordllama")`` (a spec string is
+    accepted too); `cache_dir` is where the FAISS index is cached (default
+    ``$ECOM_BENCH_CACHE`` or ``~/.cache/ecom_bench``); `index_kind` is ``"auto"``,
+    ``"flat"`` or ``"ivf"``; `use_cache=False` never touches the disk.
+    """
+
+    def __init__(
+        self,
+        catalog: Catalog,
+        embedder: Embedder | str | None = None,
+        cache_dir: str | os.PathLike[str] | None = None,
+        *,
+        index_kind: IndexKind | str = "auto",
+        use_cache: bool = True,
+        rrf_k: int = RRF_K,
+    ) -> None:
+        self.catalog = catalog
+        if embedder is None or isinstance(embedder, str):
+            embedder = get_embedder(embedder or "wordllama")
+        self.embedder: Embedder = embedder
+        self.cache_dir = cache_dir
+        self.index_kind = index_kind
+        self.use_cache = use_cache
+        self.rrf_k = _check_positive("rrf_k", rrf_k)
+        self._vindex: VectorIndex | None = None
+        self._lexical: _Lexical | None = None
+        self._vlock = threading.Lock()
+        self._llock = threading.Lock()
+
+    # -- lazy parts -------------------------------------------------------------
+    @property
+    def vector_index(self) -> VectorIndex:
+        if self._vindex is None:
+            with self._vlock:
+                if self._vindex is None:
+                    self._vindex = load_or_build_index(
+                        self.catalog,
+                        self.embedder,
+                        kind=self.index_kind,
+                        cache_dir=self.cache_dir,
+                        use_cache=self.use_cache,
+                    )
+        return self._vindex
+
+    @property
+    def lexical(self) -> _Lexical:
+        if self._lexical is None:
+            with self._llock:
+                if self._lexical is None:
+                    self._lexical = _Lexical([p.search_text() for p in self.catalog.products])
+        return self._lexical
+
+    def warm(self) -> SearchEngine:
+        """Build (or load) the vector index and BM25 now rather than on first search."""
+        _ = self.vector_index
+        _ = self.lexical
+        return self
+
+    # -- search -----------------------------------------------------------------
+    @staticmethod
+    def _check_query(query: str) -> str:
+        if not isinstance(query, str):
+            raise TypeError(f"query must be a str, got {type(query).__name__}")
+        if not query.strip():
+            raise ValueError("query must not be empty")
+        return query
+
+    def _fuse(self, sem_ids: np.ndarray, lex_ids: np.ndarray, depth: int) -> list[tuple[int, float]]:
+        fused: dict[int, float] = {}
+        for ranked in (sem_ids, lex_ids):
+            for r, i in enumerate(ranked[:depth].tolist()):
+                fused[i] = fused.get(i, 0.0) + 1.0 / (self.rrf_k + r + 1)
+        items = sorted(fused.items(), key=lambda kv: (-kv[1], kv[0]))
+        return items[:depth]
+
+    def _semantic(self, qvecs: np.ndarray, depth: int) -> list[np.ndarray]:
+        vi = self.vector_index
+        out: list[np.ndarray] = [np.zeros(0, np.int64)] * len(qvecs)
+        live = [r for r in range(len(qvecs)) if np.any(qvecs[r])]  # a zero query vector ranks nothing
+        if live:
+            _, ids = vi.search(qvecs[live], depth + _ANN_MARGIN)
+            for j, r in enumerate(live):
+                row = ids[j]
+                out[r] = row[row >= 0][:depth]
+        return out
+
+    def _finish(
+        self, pool: list[tuple[int, float]], filters: SearchFilters | None, limit: int
+    ) -> list[SearchHit]:
+        products = self.catalog.products
+        check = filters.compile() if filters is not None and not filters.is_empty else None
+        hits: list[SearchHit] = []
+        for i, s in pool:
+            p = products[i]
+            if check is None or check(p):
+                hits.append(SearchHit(p, float(s)))
+                if len(hits) >= limit:
+                    break
+        return hits
+
+    def search(
+        self,
+        query: str,
+        *,
+        filters: SearchFilters | None = None,
+        depth: int = 200,
+        limit: int = 10,
+    ) -> list[SearchHit]:
+        """Hybrid search; `depth` bounds the candidate pool the filters see."""
+        return self.search_batch([query], filters=filters, depth=depth, limit=limit)[0]
+
+    def search_batch(
+        self,
+        queries: Sequence[str],
+        *,
+        filters: SearchFilters | Sequence[SearchFilters | None] | None = None,
+        depth: int = 200,
+        limit: int = 10,
+    ) -> list[list[SearchHit]]:
+        """`search` for many queries; one embedding call and one FAISS call for all.
+
+        `filters` is one SearchFilters for every query or one per query. Results equal
+        per-query `search` except, rarely, the order of near-tied semantic scores
+        (batched FAISS goes through BLAS, whose rounding differs in the last bits).
+        """
+        if isinstance(queries, str):
+            raise TypeError("search_batch takes a sequence of queries, not a str")
+        qs = [self._check_query(q) for q in queries]
+        depth = _check_positive("depth", depth)
+        limit = _check_positive("limit", limit)
+        if filters is None or isinstance(filters, SearchFilters):
+            per_query: list[SearchFilters | None] = [filters] * len(qs)
+        else:
+            per_query = list(filters)
+            if len(per_query) != len(qs):
+                raise ValueError(f"got {len(per_query)} filters for {len(qs)} queries")
+        if not qs:
+            return []
+        if len(self.catalog) == 0:
+            return [[] for _ in qs]
+        qvecs = self.embedder.encode(qs)
+        sem = self._semantic(qvecs, depth)
+        lex = self.lexical
+        out: list[list[SearchHit]] = []
+        for r, q in enumerate(qs):
+            pool = self._fuse(sem[r], lex.top(q, depth), depth)
+            out.append(self._finish(pool, per_query[r], limit))
+        return out
+
+    # -- vectors ----------------------------------------------------------------
+    def _row(self, product_id: str) -> int:
+        i = self.catalog.index_of(product_id)
+        if i is None:
+            raise KeyError(f"unknown product id {product_id!r}")
+        return i
+
+    def vector(self, product_id: str) -> np.ndarray:
+        """The product's L2-normalised embedding (float32, a copy; zeros if it has no text)."""
+        return self.vector_index.vector(self._row(product_id))
+
+    def similarity(self, pid_a: str, pid_b: str) -> float:
+        """Cosine similarity of two products' embeddings, in [-1, 1]."""
+        a, b = self.vector(pid_a), self.vector(pid_b)
+        return float(np.clip(np.dot(a, b), -1.0, 1.0))
+
+    def similarities(self, product_id: str, others: Sequence[str]) -> np.ndarray:
+        """Cosine of `product_id` against each of `others` (float32 array)."""
+        a = self.vector(product_id)
+        if not others:
+            return np.zeros(0, np.float32)
+        m = np.stack([self.vector(o) for o in others])
+        return np.clip(m @ a, -1.0, 1.0).astype(np.float32)
