@@ -182,8 +182,8 @@ class SentenceTransformerEmbedder:
                     model = SentenceTransformer(
                         self.model_name_or_path, device=self.device, local_files_only=True
                     )
-                    get_dim = getattr(model, "get_sentence_embedding_dimension", None) or getattr(
-                        model, "get_embedding_dimension"
+                    get_dim = getattr(model, "get_embedding_dimension", None) or getattr(
+                        model, "get_sentence_embedding_dimension"
                     )
                     dim = get_dim()
                     if dim is None:
