@@ -76,12 +76,13 @@ def calls_since_last_message(messages: list[Message]) -> int:
 
 
 def get_policy(env: str, name: str) -> Policy:
-    """The scripted policy `name` ('oracle', 'heuristic') for environment `env`."""
-    from ecom_bench.envs.cart.policies import CartHeuristic, CartOracle
+    """The scripted policy `name` ('oracle', 'heuristic', ...) of environment `env`."""
+    from ecom_bench.envs import get_env
 
-    table: dict[tuple[str, str], type] = {("cart", "oracle"): CartOracle, ("cart", "heuristic"): CartHeuristic}
+    policies = get_env(env).policies
     try:
-        return table[(env, name)]()
+        return policies[name]()
     except KeyError:
-        known = sorted({n for _, n in table})
-        raise ValueError(f"no scripted policy {name!r} for env {env!r}; known policies: {', '.join(known)}") from None
+        raise ValueError(
+            f"no scripted policy {name!r} for env {env!r}; known policies: {', '.join(sorted(policies))}"
+        ) from None

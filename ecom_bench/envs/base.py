@@ -53,6 +53,8 @@ class Environment(ABC):
     tool_names: ClassVar[tuple[str, ...]]
     final_tool: ClassVar[str]
     instructions: ClassVar[str]
+    #: Scripted agents by name ("oracle" reads the hidden goal; the others must not).
+    policies: ClassVar[dict[str, type]]
 
     @abstractmethod
     def generate(self, context: EnvContext, seed: int, difficulty: Difficulty) -> Problem:

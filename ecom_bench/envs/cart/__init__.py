@@ -11,6 +11,7 @@ from typing import ClassVar
 from ecom_bench.difficulty import Difficulty
 from ecom_bench.envs.base import Environment, Problem, Verdict
 from ecom_bench.envs.cart.generator import generate_cart
+from ecom_bench.envs.cart.policies import CartHeuristic, CartOracle
 from ecom_bench.envs.cart.verifier import verify_cart
 from ecom_bench.envs.context import EnvContext
 
@@ -32,6 +33,7 @@ class CartEnv(Environment):
     )
     final_tool: ClassVar[str] = "checkout"
     instructions: ClassVar[str] = CART_INSTRUCTIONS
+    policies: ClassVar[dict[str, type]] = {"oracle": CartOracle, "heuristic": CartHeuristic}
 
     def generate(self, context: EnvContext, seed: int, difficulty: Difficulty) -> Problem:
         return generate_cart(context, seed, difficulty)
