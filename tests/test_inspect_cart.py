@@ -46,6 +46,8 @@ def test_scores_explanations_and_metadata(tmp_path):
     names = {m.name for m in log.results.scores[0].metrics.values()}
     assert {"mean", "stderr"} <= names
     assert s.id == "cart-d3-s0-0000"
+    headline = log.results.headline
+    assert (headline.scorer, headline.score, headline.metric) == ("episode_scorer", "total", "mean")
     # the user's replies are tagged in the transcript
     acts = [m.metadata["act"] for m in s.messages if m.role == "user"]
     assert acts[0] == "opening" and acts[1:] == md["user_acts"][1:]

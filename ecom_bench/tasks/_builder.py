@@ -79,6 +79,8 @@ def env_task(env_name: str, *, difficulty: Any = 0, samples: Any = DEFAULT_SAMPL
         solver=customer_conversation(strict=strict, catalog=spec, embedder=embedder),
         scorer=episode_scorer(),
         message_limit=MESSAGE_LIMIT,
+        # Leaderboards rank by the mean composite reward; success (pass^k) is beside it.
+        headline_metric="episode_scorer.total",
         version=1,
         metadata={"env": env_name, "title": env.title, "difficulty": d, "seed": seed, "strict": strict,
                   "catalog": spec.source, "embedder": embedder, "ecom_bench_version": __version__,
