@@ -155,7 +155,7 @@ class Episode:
             self._log(name, args, False, str(e))
             return ToolOutcome(str(e), error=True)
         self._log(name, args, True, text)
-        if spec.kind == "final":
+        if spec.kind == "final" and self.env.after_answer(self.problem):
             self.turns += 1
             self._end("answered")
         return ToolOutcome(text)
@@ -167,6 +167,7 @@ class Episode:
         self.turns += 1
         self.calls_this_turn = 0
         self.refused_this_turn = 0
+        self.world.fire_stock_outs(self.turns)  # p_oos: the user and the tools see it from now on
         reply = self.problem.user.reply(text or "", self.world, last_turn=self.turns >= self.difficulty.max_turns)
         self.user_messages.append(reply)
         if reply.act.user_caused:
@@ -193,8 +194,8 @@ class Episode:
             self._end("not finished")
         verdict = self.env.verify(self.problem)
         r_eff = efficiency(self.turns, self.user_caused_turns, self.difficulty.max_turns)
-        referenced = self.world.referenced_ids + self.env.answer_ids(self.problem)
-        r_hall, invented = hallucination(referenced, self.world.seen_ids)
+        # Ids in cart/return calls and in final answers (every tool records what it acted on).
+        r_hall, invented = hallucination(self.world.referenced_ids, self.world.seen_ids)
         answered = self.env.has_answer(self.problem)
         if self.hard_fail_reason is None and answered:
             reward = Reward.of(verdict.task, r_eff, r_hall, verdict.success)

@@ -64,12 +64,15 @@ def tool_results(messages: list[Message]) -> list[tuple[ToolCallRequest, Message
 
 def calls_since_last_message(messages: list[Message]) -> int:
     """Budgeted tool calls made in the current turn (since the agent last spoke)."""
+    from ecom_bench.world.toolkit import unbudgeted_tools
+
+    free = unbudgeted_tools()
     n = 0
     for m in reversed(messages):
         if m.role == "assistant":
             if not m.tool_calls:
                 break
-            n += sum(1 for c in m.tool_calls if c.name not in ("ask_user", "checkout"))
+            n += sum(1 for c in m.tool_calls if c.name not in free)
             if any(c.name == "ask_user" for c in m.tool_calls):
                 break
     return n

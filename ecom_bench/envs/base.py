@@ -1,8 +1,11 @@
-"""What every environment provides: a generator, a user, a verifier and its tools.
+"""What every environment provides: a builder, a user, a verifier, its tools and agents.
 
-An environment is a small class; its `generate` builds the whole `Problem` (hidden
-goal, persona, world, user simulator) once from (seed, difficulty), and `verify`
-reads the same world the tools acted on. Nothing is rebuilt a second way.
+An environment contributes a `SubTask` (hidden goal, persona, user simulator) to a
+`World` it populates (orders, policies, stock-outs, ...). `build` writes into a world
+it is given, so E_JOURNEY can chain several environments over one world; `generate`
+is the atomic case: a fresh world plus one sub-task. `verify_task` reads the same
+world the tools acted on, and the answers the agent gave for that sub-task's intent.
+Nothing is rebuilt a second way (SPEC pitfall 3).
 """
 
 from __future__ import annotations
@@ -11,23 +14,49 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+from ecom_bench._seeding import derive_seed
 from ecom_bench.difficulty import Difficulty
 from ecom_bench.envs.context import EnvContext
 from ecom_bench.users import UserSimulator
 from ecom_bench.world import World
+from ecom_bench.world.state import FinalAnswer
+
+
+@dataclass
+class SubTask:
+    """What one environment asks of the agent inside a world. `goal`/`persona` are hidden."""
+
+    env: str
+    goal: Any  # env-specific dataclass with to_dict()
+    user: UserSimulator
+    persona: dict[str, Any] = field(default_factory=dict)
+    intent: int = 0  # its index among the world's intents (0 unless in a journey)
+
+    def hidden_state(self) -> dict[str, Any]:
+        return {"env": self.env, "intent": self.intent, "goal": self.goal.to_dict(), "persona": self.persona}
 
 
 @dataclass
 class Problem:
-    """One generated task. `goal` and `persona` are hidden from the agent."""
+    """One generated episode: the world and the sub-task (a composite one for E_JOURNEY)."""
 
     env: str
     seed: int
     difficulty: Difficulty
     world: World
-    goal: Any  # env-specific dataclass with to_dict()
-    user: UserSimulator
-    persona: dict[str, Any] = field(default_factory=dict)
+    task: SubTask
+
+    @property
+    def goal(self) -> Any:
+        return self.task.goal
+
+    @property
+    def user(self) -> UserSimulator:
+        return self.task.user
+
+    @property
+    def persona(self) -> dict[str, Any]:
+        return self.task.persona
 
     def hidden_state(self) -> dict[str, Any]:
         """Everything the agent must not see: for score metadata and the oracle."""
@@ -45,6 +74,12 @@ class Verdict:
     details: dict[str, Any] = field(default_factory=dict)
 
 
+def new_world(context: EnvContext, env: str, seed: int, difficulty: Difficulty) -> World:
+    """An empty world over the shared catalogue, seeded for this episode."""
+    return World(catalog=context.catalog, difficulty=difficulty, seed=derive_seed(f"{env}-world", seed, difficulty.level),
+                 search_engine=context.search_engine)
+
+
 class Environment(ABC):
     """Base class of the eight environments."""
 
@@ -56,18 +91,38 @@ class Environment(ABC):
     #: Scripted agents by name ("oracle" reads the hidden goal; the others must not).
     policies: ClassVar[dict[str, type]]
 
-    @abstractmethod
+    # ----------------------------------------------------------- generation
     def generate(self, context: EnvContext, seed: int, difficulty: Difficulty) -> Problem:
         """Build the task, its world and its user from one seed."""
+        world = new_world(context, self.name, seed, difficulty)
+        task = self.build(world, seed, difficulty)
+        return Problem(env=self.name, seed=seed, difficulty=difficulty, world=world, task=task)
 
     @abstractmethod
+    def build(self, world: World, seed: int, difficulty: Difficulty, intent: int = 0) -> SubTask:
+        """Populate `world` with what this task needs and return its hidden goal and user.
+
+        Must draw every random choice from `seed` (and `intent`), and must leave the
+        task solvable: the env's oracle reaches success on it.
+        """
+
+    # --------------------------------------------------------- verification
+    @abstractmethod
+    def verify_task(self, task: SubTask, world: World) -> Verdict:
+        """Score one sub-task against the final world and the answers for its intent (r_task)."""
+
     def verify(self, problem: Problem) -> Verdict:
-        """Score the final world state against the hidden goal (r_task)."""
+        return self.verify_task(problem.task, problem.world)
+
+    def answer_of(self, task: SubTask, world: World) -> FinalAnswer | None:
+        """The agent's final answer to `task`: the last call of this env's final tool for its intent."""
+        answers = world.answers_for(task.intent, self.final_tool)
+        return answers[-1] if answers else None
 
     def has_answer(self, problem: Problem) -> bool:
         """Did the agent give a final answer at all? (No answer → hard fail.)"""
-        return problem.world.final_answer is not None
+        return bool(problem.world.answers)
 
-    def answer_ids(self, problem: Problem) -> list[str]:
-        """Ids in the final answer that count for the hallucination check (beyond cart/return calls)."""
-        return []
+    def after_answer(self, problem: Problem) -> bool:
+        """Called after each successful final-answer call; True when the episode is complete."""
+        return True

@@ -26,7 +26,8 @@ from inspect_ai.util import store_as
 from ecom_bench.agents import AgentAction, Message, ToolCallRequest, get_policy
 from ecom_bench.tasks._store import EpisodeStore
 
-POLICIES = ("oracle", "heuristic")
+#: Scripted policies every environment provides (see `Environment.policies`).
+POLICIES = ("oracle", "heuristic", "random")
 
 
 def to_neutral(messages: list[ChatMessage]) -> list[Message]:

@@ -1,5 +1,5 @@
-"""Inspect scorers over the core verifier and reward."""
+"""The Inspect scorer over the core's verifiable reward."""
 
-from ecom_bench.scorers.episode_scorer import episode_scorer
+from ecom_bench.scorers.episode_scorer import SCORE_KEYS, episode_scorer, score_metrics
 
-__all__ = ["episode_scorer"]
+__all__ = ["SCORE_KEYS", "episode_scorer", "score_metrics"]

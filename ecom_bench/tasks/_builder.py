@@ -17,7 +17,7 @@ from ecom_bench.difficulty import Difficulty, validate_level
 from ecom_bench.envs import get_env
 from ecom_bench.envs.context import CatalogSpec, load_context
 from ecom_bench.episode import Episode
-from ecom_bench.scorers import episode_scorer
+from ecom_bench.scorers import episode_scorer, score_metrics
 from ecom_bench.tasks._solver import customer_conversation
 
 DEFAULT_SAMPLES = 100
@@ -43,20 +43,26 @@ def sample_id(env: str, difficulty: int, seed: int, index: int) -> str:
     return f"{env}-d{difficulty}-s{seed}-{index:04d}"
 
 
-def build_samples(env_name: str, difficulty: int, samples: int, seed: int, catalog: CatalogSpec,
+def build_samples(env_names: tuple[str, ...], difficulty: int, samples: int, seed: int, catalog: CatalogSpec,
                   embedder: str) -> list[Sample]:
-    """Procedurally generated samples with stable ids; input = the user's opening."""
-    env = get_env(env_name)
+    """Procedurally generated samples with stable ids; input = the user's opening.
+
+    With several environments (a collection) sample i belongs to env i mod n, so the
+    samples are spread evenly, and each env's episodes are the same as in its own task.
+    """
     context = load_context(catalog, embedder)
     level = Difficulty.from_level(difficulty)
     out = []
     for i in range(samples):
-        problem = env.generate(context, episode_seed(env_name, seed, difficulty, i), level)
+        env_name = env_names[i % len(env_names)]
+        index = i // len(env_names)
+        env = get_env(env_name)
+        problem = env.generate(context, episode_seed(env_name, seed, difficulty, index), level)
         episode = Episode(env, problem)
         out.append(Sample(
-            id=sample_id(env_name, difficulty, seed, i),
+            id=sample_id(env_name, difficulty, seed, index),
             input=episode.opening,
-            metadata={"env": env_name, "difficulty": difficulty, "seed": seed, "index": i,
+            metadata={"env": env_name, "difficulty": difficulty, "seed": seed, "index": index,
                       "episode_seed": problem.seed},
         ))
     return out
@@ -64,25 +70,30 @@ def build_samples(env_name: str, difficulty: int, samples: int, seed: int, catal
 
 def env_task(env_name: str, *, difficulty: Any = 0, samples: Any = DEFAULT_SAMPLES, seed: Any = 0,
              strict: Any = True, catalog: str = "synthetic", catalog_size: Any = None,
-             catalog_seed: Any = 0, embedder: str = "wordllama") -> Task:
+             catalog_seed: Any = 0, embedder: str = "wordllama", envs: tuple[str, ...] | None = None) -> Task:
+    """The Inspect task of one environment (or, with `envs`, of a collection called `env_name`)."""
     d = validate_level(difficulty)
     samples = _int_param("samples", samples, 1)
     seed = _int_param("seed", seed, 0)
     strict = _bool_param("strict", strict)
     spec = CatalogSpec(str(catalog), None if catalog_size is None else _int_param("catalog_size", catalog_size, 10),
                        _int_param("catalog_seed", catalog_seed, 0)).validate()
-    env = get_env(env_name)
-    dataset = MemoryDataset(build_samples(env_name, d, samples, seed, spec, embedder),
+    if envs is None:
+        env_names, title = (env_name,), get_env(env_name).title
+    else:
+        env_names, title = envs, f"Collection {env_name}: {', '.join(envs)}"
+    dataset = MemoryDataset(build_samples(env_names, d, samples, seed, spec, embedder),
                             name=f"ecom_bench-{env_name}-d{d}-s{seed}")
     return Task(
         dataset=dataset,
         solver=customer_conversation(strict=strict, catalog=spec, embedder=embedder),
         scorer=episode_scorer(),
+        metrics=score_metrics(by_env=True) if envs is not None else None,
         message_limit=MESSAGE_LIMIT,
         # Leaderboards rank by the mean composite reward; success (pass^k) is beside it.
         headline_metric="episode_scorer.total",
         version=1,
-        metadata={"env": env_name, "title": env.title, "difficulty": d, "seed": seed, "strict": strict,
-                  "catalog": spec.source, "embedder": embedder, "ecom_bench_version": __version__,
-                  "axes": Difficulty.from_level(d).to_dict()},
+        metadata={"env": env_name, "envs": list(env_names), "title": title, "difficulty": d, "seed": seed,
+                  "strict": strict, "catalog": spec.source, "embedder": embedder,
+                  "ecom_bench_version": __version__, "axes": Difficulty.from_level(d).to_dict()},
     )

@@ -7,11 +7,19 @@ and the verifier reads it, so the three can never disagree (SPEC pitfall 3).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from datetime import datetime
+from typing import TYPE_CHECKING, Any, Literal
 
 from ecom_bench.catalog import Catalog, Product, Variant
 from ecom_bench._seeding import seeded_rng
 from ecom_bench.difficulty import Difficulty
+
+if TYPE_CHECKING:
+    from ecom_bench.world.orders import Order, ReturnRecord
+    from ecom_bench.world.policy import PolicyKB
+
+#: The store's clock when no generator sets one: fixed, so every run sees the same "now".
+REFERENCE_NOW = datetime(2026, 6, 15, 12, 0)
 
 
 @dataclass
@@ -42,6 +50,31 @@ class ToolCallRecord:
     result: str
 
 
+@dataclass(frozen=True)
+class FinalAnswer:
+    """One final-answer tool call: the env's answer (for intent `intent` in a journey)."""
+
+    tool: str
+    arguments: dict[str, Any]
+    intent: int = 0
+
+
+@dataclass
+class StockOut:
+    """A scheduled mid-dialogue stock-out (axis p_oos).
+
+    When the agent first acts on (`on="referenced"`: carts, recommends) or is shown
+    (`on="seen"`) the id `watch`, the items in `item_ids` (product and/or variant ids)
+    drop to zero stock at the end of that turn, before the user replies; the user
+    simulator reads `World.stock_outs` to say so, and every tool reports it.
+    """
+
+    watch: str
+    item_ids: tuple[str, ...]
+    on: Literal["referenced", "seen"] = "referenced"
+    fired_at_turn: int | None = None
+
+
 @dataclass
 class World:
     """Catalogue view + per-episode state; never shared between episodes."""
@@ -57,7 +90,21 @@ class World:
     referenced_ids: list[str] = field(default_factory=list)  # ids the agent acted on (hallucination check)
     tool_log: list[ToolCallRecord] = field(default_factory=list)
     checked_out: bool = False
-    final_answer: dict[str, Any] | None = None
+    answers: list[FinalAnswer] = field(default_factory=list)  # final-answer tool calls, in order
+    intent: int = 0  # the journey's current intent (always 0 in an atomic env)
+    now: datetime = REFERENCE_NOW
+    orders: list[Order] = field(default_factory=list)
+    returns: list[ReturnRecord] = field(default_factory=list)
+    policy_kb: PolicyKB | None = None
+    stock_outs: list[StockOut] = field(default_factory=list)
+
+    @property
+    def final_answer(self) -> dict[str, Any] | None:
+        """The arguments of the last final answer, if any."""
+        return self.answers[-1].arguments if self.answers else None
+
+    def answers_for(self, intent: int = 0, tool: str | None = None) -> list[FinalAnswer]:
+        return [a for a in self.answers if a.intent == intent and (tool is None or a.tool == tool)]
 
     # --- catalogue view ---------------------------------------------------
     def product(self, product_id: str) -> Product | None:
@@ -72,6 +119,30 @@ class World:
         if variant is None and product.variants:
             return any(self.stock_of(product, v) > 0 for v in product.variants)
         return self.stock_of(product, variant) > 0
+
+    def set_out_of_stock(self, *item_ids: str) -> None:
+        """Drop products (all their variants) or single variants to zero stock."""
+        for item_id in item_ids:
+            product = self.product(item_id)
+            if product is not None:
+                self.stock[product.id] = 0
+                for v in product.variants:
+                    self.stock[v.id] = 0
+            else:
+                self.stock[item_id] = 0
+
+    def fire_stock_outs(self, turn: int) -> list[StockOut]:
+        """Trigger the scheduled stock-outs whose watched id the agent has now acted on / seen."""
+        fired = []
+        referenced = set(self.referenced_ids)
+        for event in self.stock_outs:
+            if event.fired_at_turn is not None:
+                continue
+            if event.watch in (referenced if event.on == "referenced" else self.seen_ids):
+                self.set_out_of_stock(*event.item_ids)
+                event.fired_at_turn = turn
+                fired.append(event)
+        return fired
 
     # --- cart --------------------------------------------------------------
     def cart_line(self, product_id: str, variant_id: str | None) -> CartLine | None:
@@ -92,6 +163,11 @@ class World:
             ],
             "checked_out": self.checked_out,
             "final_answer": self.final_answer,
+            "answers": [{"tool": a.tool, "intent": a.intent, "arguments": a.arguments} for a in self.answers],
+            "orders": len(self.orders),
+            "returns": [r.to_dict() for r in self.returns],
+            "stock_outs": [{"items": list(e.item_ids), "fired_at_turn": e.fired_at_turn}
+                           for e in self.stock_outs],
             "stock_changes": dict(sorted(self.stock.items())),
             "seen_ids": len(self.seen_ids),
             "tool_calls": len(self.tool_log),

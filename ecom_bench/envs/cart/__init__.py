@@ -9,11 +9,11 @@ from __future__ import annotations
 from typing import ClassVar
 
 from ecom_bench.difficulty import Difficulty
-from ecom_bench.envs.base import Environment, Problem, Verdict
-from ecom_bench.envs.cart.generator import generate_cart
+from ecom_bench.envs.base import Environment, SubTask, Verdict
+from ecom_bench.envs.cart.generator import build_cart
 from ecom_bench.envs.cart.policies import CartHeuristic, CartOracle
 from ecom_bench.envs.cart.verifier import verify_cart
-from ecom_bench.envs.context import EnvContext
+from ecom_bench.world import World
 
 CART_INSTRUCTIONS = """\
 You are a customer-service agent for an online store. The customer wants you to put \
@@ -35,11 +35,11 @@ class CartEnv(Environment):
     instructions: ClassVar[str] = CART_INSTRUCTIONS
     policies: ClassVar[dict[str, type]] = {"oracle": CartOracle, "heuristic": CartHeuristic}
 
-    def generate(self, context: EnvContext, seed: int, difficulty: Difficulty) -> Problem:
-        return generate_cart(context, seed, difficulty)
+    def build(self, world: World, seed: int, difficulty: Difficulty, intent: int = 0) -> SubTask:
+        return build_cart(world, seed, difficulty, intent)
 
-    def verify(self, problem: Problem) -> Verdict:
-        return verify_cart(problem)
+    def verify_task(self, task: SubTask, world: World) -> Verdict:
+        return verify_cart(task, world)
 
 
 __all__ = ["CartEnv"]

@@ -14,10 +14,9 @@ from ecom_bench._seeding import derive_seed, seeded_rng
 from ecom_bench.catalog import Product
 from ecom_bench.catalog.naming import short_name
 from ecom_bench.difficulty import Difficulty
-from ecom_bench.envs.base import Problem
+from ecom_bench.envs.base import SubTask
 from ecom_bench.envs.cart.goal import CartGoal, CartTarget
 from ecom_bench.envs.cart.user import CartUser
-from ecom_bench.envs.context import EnvContext
 from ecom_bench.users.base import Disclosure
 from ecom_bench.world import VisitRecord, World
 
@@ -34,11 +33,9 @@ def sample_persona(seed: int, boosted: tuple[str, ...] = ()) -> dict[str, float]
 
 
 
-def generate_cart(context: EnvContext, seed: int, difficulty: Difficulty) -> Problem:
+def build_cart(world: World, seed: int, difficulty: Difficulty, intent: int = 0) -> SubTask:
     rng = seeded_rng("cart", seed, difficulty.level)
-    catalog = context.catalog
-    world = World(catalog=catalog, difficulty=difficulty, seed=derive_seed("cart-world", seed, difficulty.level),
-                  search_engine=context.search_engine)
+    catalog = world.catalog
     n_items = min(difficulty.cart_items, len(catalog.by_leaf_category))
     targets: list[CartTarget] = []
     used_leaves: set[str] = set()
@@ -80,9 +77,9 @@ def generate_cart(context: EnvContext, seed: int, difficulty: Difficulty) -> Pro
     history = list(target_ids) + distractors
     history.sort()
     rng.shuffle(history)
-    world.visit_history = [VisitRecord(pid, rng.randint(0, 14)) for pid in history]
+    world.visit_history.extend(VisitRecord(pid, rng.randint(0, 14)) for pid in history)
 
     products = {t.product_id: catalog.get(t.product_id) for t in targets}
     user = CartUser(goal, products, difficulty, derive_seed("cart-user", seed, difficulty.level), disclosure)
-    return Problem(env="cart", seed=seed, difficulty=difficulty, world=world, goal=goal, user=user,
+    return SubTask(env="cart", goal=goal, user=user, intent=intent,
                    persona=sample_persona(derive_seed("cart", seed, difficulty.level)))

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from ecom_bench.envs.base import Problem, Verdict
+from ecom_bench.envs.base import SubTask, Verdict
 from ecom_bench.envs.cart.goal import CartGoal, unit_f1
+from ecom_bench.world import World
 
 
-def verify_cart(problem: Problem) -> Verdict:
-    goal: CartGoal = problem.goal
-    world = problem.world
+def verify_cart(task: SubTask, world: World) -> Verdict:
+    goal: CartGoal = task.goal
     want, have = goal.goal_units(), goal.cart_units(world.cart)
     f1, matched = unit_f1(want, have)
     task = 2 * f1 - 1

@@ -1,0 +1,37 @@
+"""`inspect eval ecom_bench/collection -T envs=C4`: several environments in one run.
+
+The nested collections of SPEC (C1 ⊂ C2 ⊂ C4 ⊂ C8) or any comma list of envs; samples
+are spread evenly and tagged with their env, and the scorer reports every metric per
+env as well as overall.
+"""
+
+from __future__ import annotations
+
+from inspect_ai import Task, task
+
+from ecom_bench.envs import COLLECTIONS, resolve_envs
+from ecom_bench.tasks._builder import DEFAULT_SAMPLES, env_task
+
+
+@task
+def collection(envs: str = "C8", difficulty: int = 0, samples: int = DEFAULT_SAMPLES, seed: int = 0,
+               strict: bool = True, catalog: str = "synthetic", catalog_size: int | None = None,
+               catalog_seed: int = 0, embedder: str = "wordllama") -> Task:
+    """A collection of environments: C1, C2, C4, C8 or a comma list such as "cart,policy".
+
+    Args:
+        envs: "C1" (cart), "C2" (+ substitution), "C4" (+ discovery, returns), "C8" (all eight),
+            or a comma-separated list of environment names.
+        difficulty: Difficulty level d >= 0, the same for every env.
+        samples: Total episodes, spread evenly over the envs (sample i belongs to env i mod n).
+        seed: Dataset seed.
+        strict: Published rule: an unparseable or unknown tool call ends the episode with -1.
+        catalog: "synthetic" (default, offline) or a local parquet/jsonl file or folder.
+        catalog_size: Products in the synthetic catalogue (default 20000), or a row limit for a loaded one.
+        catalog_seed: Seed of the synthetic catalogue.
+        embedder: "wordllama" (offline default) or "st:<model name or local path>".
+    """
+    names = resolve_envs(envs)
+    label = str(envs).strip().upper() if str(envs).strip().upper() in COLLECTIONS else "+".join(names)
+    return env_task(label, difficulty=difficulty, samples=samples, seed=seed, strict=strict, catalog=catalog,
+                    catalog_size=catalog_size, catalog_seed=catalog_seed, embedder=embedder, envs=names)

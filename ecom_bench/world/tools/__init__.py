@@ -1,0 +1,1 @@
+"""The tools by domain; `ecom_bench.world.toolkit.Toolkit` combines them."""
