@@ -2,6 +2,7 @@
 
     ecom-bench show cart -d 6 --index 2 [--hidden]   print a generated task
     ecom-bench run cart -d 6 -n 50 --policy oracle   score a scripted agent (no Inspect)
+    ecom-bench sweep C8 -d 0 6 12 -n 30              success table: env x policy x difficulty
     ecom-bench play cart -d 3                        be the agent yourself
     ecom-bench build-index                           pre-build the search index cache
 
@@ -18,7 +19,7 @@ import time
 
 from ecom_bench.agents import get_policy
 from ecom_bench.difficulty import Difficulty, validate_level
-from ecom_bench.envs import ENVIRONMENTS
+from ecom_bench.envs import ENVIRONMENTS, resolve_envs
 from ecom_bench.envs.context import CatalogSpec, load_context
 from ecom_bench.runner import make_episode, run_policy
 
@@ -74,6 +75,23 @@ def cmd_run(args: argparse.Namespace) -> None:
           + "  ".join(f"{k} {v:+.3f}" for k, v in means.items()) + f"  ({elapsed:.2f}s)")
 
 
+def cmd_sweep(args: argparse.Namespace) -> None:
+    """Mean success of each scripted policy per env and difficulty (the same episodes Inspect runs)."""
+    ctx = _context(args)
+    envs = resolve_envs(args.envs)
+    header = f"{'env':<13} {'policy':<10} " + " ".join(f"{'d=' + str(d):>7}" for d in args.difficulties)
+    print(header)
+    for env in envs:
+        for name in args.policies:
+            policy = get_policy(env, name)
+            cells = []
+            for d in args.difficulties:
+                wins = [run_policy(make_episode(env, d, args.seed, i, context=ctx), policy).result.reward.success
+                        for i in range(args.samples)]
+                cells.append(f"{sum(wins) / len(wins):>7.3f}")
+            print(f"{env:<13} {name:<10} " + " ".join(cells), flush=True)
+
+
 def cmd_play(args: argparse.Namespace) -> None:
     ep = make_episode(args.env, args.difficulty, args.seed, args.index, context=_context(args))
     print(ep.system_prompt(), "\n")
@@ -123,6 +141,16 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("-n", "--samples", type=int, default=20)
     p.add_argument("-v", "--verbose", action="store_true")
     p.set_defaults(fn=cmd_run)
+    p = sub.add_parser("sweep", help="success table of scripted policies over envs and difficulties")
+    p.add_argument("envs", nargs="?", default="C8", help="a collection (C1, C2, C4, C8) or a comma list of envs")
+    p.add_argument("-d", "--difficulties", type=_level, nargs="+", default=[0, 6, 12])
+    p.add_argument("--policies", nargs="+", default=["oracle", "heuristic", "random"])
+    p.add_argument("-n", "--samples", type=int, default=30)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--catalog", default="synthetic")
+    p.add_argument("--catalog-size", type=int, default=None)
+    p.add_argument("--embedder", default="wordllama")
+    p.set_defaults(fn=cmd_sweep)
     p = sub.add_parser("play", help="play the agent yourself")
     _common(p)
     p.add_argument("--index", type=int, default=0)

@@ -115,14 +115,7 @@ class Episode:
         return [specs[name] for name in self.env.tool_names]
 
     def system_prompt(self) -> str:
-        d = self.difficulty
-        return (
-            f"{self.env.instructions}\n\n"
-            f"Rules: you may make at most {d.tool_budget} tool call(s) before each message to the customer "
-            f"(messages to the customer, including ask_user, and {self.env.final_tool} are not counted). "
-            f"The customer's patience is {d.max_turns} turns. Only use ids that a tool has returned. "
-            f"Call {self.env.final_tool} exactly once, when you are done; it ends the conversation."
-        )
+        return f"{self.env.instructions}\n\n{self.env.rules(self.difficulty)}"
 
     # --------------------------------------------------------------- actions
     def call_tool(self, name: str, arguments: Any) -> ToolOutcome:
@@ -142,7 +135,7 @@ class Episode:
                 self.refused_this_turn += 1
                 text = (
                     f"Tool call refused: the budget of {self.difficulty.tool_budget} tool call(s) per turn is "
-                    f"used up. Reply to the customer (or call {self.env.final_tool}) to end your turn."
+                    "used up. Reply to the customer (or give your final answer) to end your turn."
                 )
                 self._log(name, args, False, text)
                 if self.refused_this_turn > MAX_REFUSED_CALLS_PER_TURN:

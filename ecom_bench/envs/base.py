@@ -91,6 +91,15 @@ class Environment(ABC):
     #: Scripted agents by name ("oracle" reads the hidden goal; the others must not).
     policies: ClassVar[dict[str, type]]
 
+    def rules(self, difficulty: Difficulty) -> str:
+        """The budgets and answer rule, appended to the instructions in the system prompt."""
+        return (
+            f"Rules: you may make at most {difficulty.tool_budget} tool call(s) before each message to the customer "
+            f"(messages to the customer, including ask_user, and {self.final_tool} are not counted). "
+            f"The customer's patience is {difficulty.max_turns} turns. Only use ids that a tool has returned. "
+            f"Call {self.final_tool} exactly once, when you are done; it ends the conversation."
+        )
+
     # ----------------------------------------------------------- generation
     def generate(self, context: EnvContext, seed: int, difficulty: Difficulty) -> Problem:
         """Build the task, its world and its user from one seed."""

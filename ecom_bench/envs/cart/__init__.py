@@ -11,7 +11,7 @@ from typing import ClassVar
 from ecom_bench.difficulty import Difficulty
 from ecom_bench.envs.base import Environment, SubTask, Verdict
 from ecom_bench.envs.cart.generator import build_cart
-from ecom_bench.envs.cart.policies import CartHeuristic, CartOracle
+from ecom_bench.envs.cart.policies import CartHeuristic, CartOracle, CartRandom
 from ecom_bench.envs.cart.verifier import verify_cart
 from ecom_bench.world import World
 
@@ -33,7 +33,8 @@ class CartEnv(Environment):
     )
     final_tool: ClassVar[str] = "checkout"
     instructions: ClassVar[str] = CART_INSTRUCTIONS
-    policies: ClassVar[dict[str, type]] = {"oracle": CartOracle, "heuristic": CartHeuristic}
+    policies: ClassVar[dict[str, type]] = {"oracle": CartOracle, "heuristic": CartHeuristic,
+                                               "random": CartRandom}
 
     def build(self, world: World, seed: int, difficulty: Difficulty, intent: int = 0) -> SubTask:
         return build_cart(world, seed, difficulty, intent)

@@ -16,6 +16,7 @@ from functools import lru_cache
 from dataclasses import dataclass, field
 from typing import Any
 
+from ecom_bench._seeding import seeded_rng
 from ecom_bench.agents.base import AgentAction, Message, ToolCallRequest, calls_since_last_message, tool_results
 from ecom_bench.difficulty import Difficulty
 
@@ -285,3 +286,32 @@ class CartHeuristic:
             if (pid, vid) not in have:
                 ops.append(_call("cart_add", n + len(ops), product_id=pid, variant_id=vid, quantity=qty))
         return ops
+
+
+class CartRandom:
+    """A floor: searches the opening's words once, carts one random hit in a random variant, checks out."""
+
+    name = "random"
+    reads_hidden_goal = False
+
+    def act(self, messages: list[Message], hidden: dict[str, Any] | None) -> AgentAction:
+        users = [m for m in messages if m.role == "user"]
+        opening = users[0].text if users else ""
+        rng = seeded_rng("cart-random", opening)
+        n = len(messages)
+        results = tool_results(messages)
+        tried = {c.name for c, _ in results}
+        if "catalog_search" not in tried:
+            return AgentAction(tool_calls=(_call("catalog_search", n, query=_norm(opening)[:200] or "product"),))
+        if "cart_add" not in tried:
+            if calls_since_last_message(messages) >= 1:
+                return AgentAction(text="Let me add an item for you.")
+            hits = next((r.json() or {} for c, r in results if c.name == "catalog_search" and not r.error), {})
+            if hits.get("results"):
+                pick = rng.choice(hits["results"])
+                variants = sorted(pick.get("variants") or {})
+                return AgentAction(tool_calls=(_call("cart_add", n, product_id=pick["product_id"],
+                                                     variant_id=rng.choice(variants) if variants else None),))
+        if "checkout" not in tried:
+            return AgentAction(tool_calls=(_call("checkout", n),))
+        return AgentAction(text="Sorry, that is all I can do.")
