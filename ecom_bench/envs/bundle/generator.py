@@ -1,0 +1,118 @@
+"""E_BUNDLE generator: project(s), required categories, stock-outs, budget, disclosure, user.
+
+All draws come from `seeded_rng("bundle", seed, d)`. Per required category the
+generator picks a feasible choice, the cheapest in-stock product meeting the bundle's
+requirements (the oracle's), so every task is solvable; the budget, when there is one,
+is set above the sum of those choices:
+
+    budget = ⌈Σ_c mean(price of the 3 cheapest qualifying products of c) · slack(d)⌉,
+    slack(d) = 1 + 0.5·e^(−d/6)     (1.36 at d=2, 1.18 at d=6, 1.07 at d=12)
+
+so it stays feasible (mean of the 3 cheapest ≥ the cheapest) and tightens with d.
+Constraints: ⌊(m−2)/2⌋ bundle-wide requirements, at most 2 (none below d=4, one at
+d=4..7, two from d=8), drawn from "rated at least r stars" (r ∈ 4.0/4.3/4.5) and
+"arrives within s days" (s ∈ 2..5), each value drawn among those that leave every
+required category at least two in-stock products meeting all requirements.
+p_oos: each category with at least two in-stock products has, with probability
+p_oos(d), its cheapest product scheduled to sell out at the end of the turn in which
+the agent is first shown it (the product a naive shopper would pick); the oracle's
+choice and the budget are then taken from the remaining products.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from statistics import fmean
+
+from ecom_bench._seeding import derive_seed, seeded_rng
+from ecom_bench.catalog import Product
+from ecom_bench.difficulty import Difficulty
+from ecom_bench.envs.base import SubTask
+from ecom_bench.envs.bundle.goal import BUDGET_SLOT, BundleConstraint, BundleGoal, BundleItem
+from ecom_bench.envs.bundle.projects import compose
+from ecom_bench.envs.bundle.user import BundleUser
+from ecom_bench.users.base import Disclosure
+from ecom_bench.world import World
+from ecom_bench.world.state import StockOut
+
+MAX_CATEGORIES = 12
+P_BUDGET = 0.6  # SPEC: a budget for d >= 2 with probability 0.6
+BUDGET_MIN_LEVEL = 2
+BUDGET_REFERENCE_K = 3
+MAX_CONSTRAINTS = 2
+CONSTRAINT_VALUES: dict[str, tuple[float, ...]] = {"min_rating": (4.0, 4.3, 4.5),
+                                                   "max_ship_days": (2, 3, 4, 5)}
+
+
+def bundle_size(level: int) -> int:
+    """n = min(12, 3 + ⌊d/2⌋) required categories (SPEC)."""
+    return min(MAX_CATEGORIES, 3 + level // 2)
+
+
+def budget_slack(level: int) -> float:
+    return 1.0 + 0.5 * math.exp(-level / 6)
+
+
+def constraint_count(difficulty: Difficulty) -> int:
+    return min(MAX_CONSTRAINTS, max(0, (difficulty.n_constraints - 2) // 2))
+
+
+def draw_constraints(count: int, rng: random.Random, pools: list[list[Product]]) -> list[BundleConstraint]:
+    """Up to `count` requirements that leave every pool at least two qualifying products."""
+    chosen: list[BundleConstraint] = []
+    kinds = sorted(CONSTRAINT_VALUES)
+    rng.shuffle(kinds)
+    for kind in kinds[:count]:
+        feasible = [c for c in (BundleConstraint(kind, v) for v in CONSTRAINT_VALUES[kind])
+                    if all(sum(1 for p in pool if c.satisfied(p) and all(o.satisfied(p) for o in chosen)) >= 2
+                           for pool in pools)]
+        if feasible:
+            chosen.append(rng.choice(feasible))
+    return chosen
+
+
+def build_bundle(world: World, seed: int, difficulty: Difficulty, intent: int = 0) -> SubTask:
+    rng = seeded_rng("bundle", seed, difficulty.level)
+    catalog = world.catalog
+    # Products another task of this world already schedules to sell out are never a choice.
+    doomed = {i for event in world.stock_outs for i in event.item_ids}
+
+    def stocked(category: str) -> list[Product]:
+        products = (catalog.products[i] for i in catalog.by_leaf_category.get(category, ()))
+        return sorted((p for p in products if p.id not in doomed and world.in_stock(p)),
+                      key=lambda p: (p.price, p.id))
+
+    projects, required = compose(bundle_size(difficulty.level), rng, lambda c: bool(stocked(c)))
+    constraints = draw_constraints(constraint_count(difficulty), rng, [stocked(c) for c in required])
+    items: list[BundleItem] = []
+    stock_out_ids: list[str] = []
+    reference = 0.0
+    for category in required:
+        pool = [p for p in stocked(category) if all(c.satisfied(p) for c in constraints)]
+        if len(pool) >= 2 and rng.random() < difficulty.p_oos:
+            cheapest = pool.pop(0)
+            world.stock_outs.append(StockOut(watch=cheapest.id, item_ids=(cheapest.id,), on="seen"))
+            stock_out_ids.append(cheapest.id)
+        items.append(BundleItem(category, pool[0].id, pool[0].price))
+        reference += fmean(p.price for p in pool[:BUDGET_REFERENCE_K])
+    budget = None
+    if difficulty.level >= BUDGET_MIN_LEVEL and rng.random() < P_BUDGET:
+        budget = float(math.ceil(reference * budget_slack(difficulty.level)))
+
+    disclosure = Disclosure()
+    told = [rng.random() >= difficulty.p_missing for _ in items]
+    if not any(told):
+        told[0] = True  # the opening always names at least one item
+    for item, is_told in zip(items, told):
+        disclosure.add(item.slot, is_told)
+    if budget is not None:
+        disclosure.add(BUDGET_SLOT, rng.random() >= difficulty.p_missing)
+    for c in constraints:
+        disclosure.add(c.slot, rng.random() >= difficulty.p_missing)
+
+    goal = BundleGoal(tuple(p.name for p in projects), tuple(items), budget, tuple(constraints),
+                      tuple(stock_out_ids))
+    user_seed = derive_seed("bundle-user", seed, difficulty.level)
+    user = BundleUser(goal, projects, difficulty, user_seed, disclosure)
+    return SubTask(env="bundle", goal=goal, user=user, intent=intent)
