@@ -1,0 +1,50 @@
+"""E_POLICY: answer a deterministic question on store policy.
+
+The world's policy KB (`ecom_bench.world.policy`) holds a generated target rule with
+B_branch(d) = 1+⌊d/3⌋ clauses (growing without cap: every clause changes the answer)
+among look-alikes and other topics. generator.py builds the task, user.py is the
+customer (who withholds facts at p_missing(d)), verifier.py recomputes the rule's
+answer and scores it (numeric: 2·(min/max)^4 − 1; categorical: ±1; success: r_task ≥
+0.95), policies.py holds the oracle, heuristic and random scripted agents.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from ecom_bench.difficulty import Difficulty
+from ecom_bench.envs.base import Environment, SubTask, Verdict
+from ecom_bench.envs.policy.generator import build_policy
+from ecom_bench.envs.policy.policies import PolicyHeuristic, PolicyOracle, PolicyRandom
+from ecom_bench.envs.policy.verifier import verify_policy
+from ecom_bench.world import World
+
+POLICY_INSTRUCTIONS = """\
+You are a customer-service agent for an online store. The customer has a question about \
+store policy (shipping fees and times, returns, refunds, restocking fees, price matching, \
+warranty, member discounts, gift cards). Find the policy document that applies to their \
+situation with policy_search: the right topic and the right scope (their shipping \
+destination, product department or purchase channel). Read every clause: ask the customer \
+for any fact the rule depends on that they have not told you, then work out the answer \
+exactly as the document says and submit it with answer_policy_question: a number for an \
+amount of money, days or months (e.g. "12.50" or "14 days"), or the outcome's name as the \
+document lists it. Write plain replies to talk to the customer."""
+
+
+class PolicyEnv(Environment):
+    name: ClassVar[str] = "policy"
+    title: ClassVar[str] = "E_POLICY: policy QA"
+    tool_names: ClassVar[tuple[str, ...]] = ("policy_search", "policy_get", "ask_user", "answer_policy_question")
+    final_tool: ClassVar[str] = "answer_policy_question"
+    instructions: ClassVar[str] = POLICY_INSTRUCTIONS
+    policies: ClassVar[dict[str, type]] = {"oracle": PolicyOracle, "heuristic": PolicyHeuristic,
+                                           "random": PolicyRandom}
+
+    def build(self, world: World, seed: int, difficulty: Difficulty, intent: int = 0) -> SubTask:
+        return build_policy(world, seed, difficulty, intent)
+
+    def verify_task(self, task: SubTask, world: World) -> Verdict:
+        return verify_policy(task, world, self.answer_of(task, world))
+
+
+__all__ = ["PolicyEnv"]

@@ -1,0 +1,572 @@
+"""The store-policy knowledge base (E_POLICY): generated rules, their documents, their answers.
+
+A `PolicyRule` is data with one meaning: a *family* (what it sets: a shipping fee, a
+return window, a return resolution, ...), a *scope* (the region, department or channel
+it applies to), a base, and B clauses over the customer's situation (the values of
+`SLOTS`). `PolicyRule.compute(situation)` is the only definition of an answer (the
+verifier calls it, no answer table exists) and `PolicyRule.document()` renders the same
+structure as the policy text the agent retrieves, so text and answer cannot disagree.
+
+Numeric rules start from a base and apply every clause in order; each clause has an
+effect on both branches ("if the package weighs at least 20 lb, add $8.00; otherwise
+add $2.00"), so every clause must be read and its condition evaluated. `make_rule`
+draws a rule *together with* a situation and keeps it only when flipping or skipping
+any single clause moves the answer by at least `MIN_CLAUSE_EFFECT` (far outside the
+success tolerance), which is what makes B_branch a real axis. Categorical rules are
+decision lists (the first clause whose condition holds decides); their situation fails
+every clause but the last, which holds or not at random, so again each clause decides
+the answer.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+#: A clause may not be skippable: flipping or skipping it moves the answer at least this much.
+MIN_CLAUSE_EFFECT = 0.05
+SEARCH_RESULTS = 3
+
+
+# ------------------------------------------------------------------ slots
+@dataclass(frozen=True)
+class Slot:
+    """One fact of the customer's situation a rule can read (public: it is the store's vocabulary)."""
+
+    key: str
+    label: str  # as the policy text names it: "order subtotal"
+    statement: str  # how the customer says it: "my order subtotal is {value}"
+    keywords: tuple[str, ...]  # words of a question that asks about it (matched as word prefixes)
+    choices: tuple[str, ...] = ()  # a categorical slot's values (unique across slots)
+    unit: str = ""  # a numeric slot's unit: "$", "lb", "item", "day", "month", "order"
+    lo: float = 0.0
+    hi: float = 0.0
+    decimals: int = 0
+    per: str = ""  # per-unit phrase for "add $0.40 per lb the package weighs" ("" = not offered)
+    scope_phrase: str = ""  # for a scope slot: "orders shipping to {value}"
+
+    @property
+    def is_choice(self) -> bool:
+        return bool(self.choices)
+
+    def fmt(self, value: Any) -> str:
+        return str(value) if self.is_choice else fmt_quantity(self.unit, float(value))
+
+    def draw(self, rng: random.Random) -> Any:
+        if self.is_choice:
+            return rng.choice(self.choices)
+        if self.decimals == 0:
+            return rng.randint(int(self.lo), int(self.hi))
+        return round(rng.uniform(self.lo, self.hi), self.decimals)
+
+    def say(self, value: Any) -> str:
+        """The customer's sentence stating this slot's value."""
+        shown = self.fmt(value)
+        article = "an" if shown[:1].lower() in "aeiou" else "a"
+        return self.statement.format(value=shown, a_value=f"{article} {shown}")
+
+    def thresholds(self) -> list[float]:
+        """Round numbers inside the slot's range, as a policy would write them."""
+        span = self.hi - self.lo
+        step = 1.0 if span <= 15 else 5.0 if span <= 80 else 10.0 if span <= 200 else 25.0
+        start = math.ceil(self.lo / step) * step
+        return [start + i * step for i in range(int((self.hi - start) // step) + 1) if start + i * step > self.lo]
+
+
+def fmt_quantity(unit: str, x: float) -> str:
+    if unit == "$":
+        return f"${x:,.2f}"
+    shown = f"{x:g}" if unit == "lb" else f"{int(round(x))}"
+    if unit == "lb":
+        return f"{shown} lb"
+    return f"{shown} {unit}{'' if shown == '1' else 's'}"
+
+
+def _slots(*slots: Slot) -> dict[str, Slot]:
+    out = {s.key: s for s in slots}
+    seen: dict[str, str] = {}
+    for s in slots:  # a choice value names its slot: the customer's words stay unambiguous
+        for c in s.choices:
+            assert c.lower() not in seen, f"choice {c!r} of {s.key} also belongs to {seen[c.lower()]}"
+            seen[c.lower()] = s.key
+    return out
+
+
+SLOTS: dict[str, Slot] = _slots(
+    Slot("subtotal", "order subtotal", "my order subtotal is {value}", ("subtotal", "total", "order value", "spend"),
+         unit="$", lo=15, hi=400, decimals=2),
+    Slot("weight", "package weight", "the package weighs {value}", ("weigh", "heavy", "pound", "lb"),
+         unit="lb", lo=1, hi=60, decimals=1, per="per lb the package weighs"),
+    Slot("items", "number of items", "there are {value} in the order", ("how many item", "number of item", "items",
+         "pieces"), unit="item", lo=1, hi=12, per="per item in the order"),
+    Slot("days_since_delivery", "days since delivery", "it was delivered {value} ago",
+         ("deliver", "receiv", "arriv", "days ago", "when"), unit="day", lo=1, hi=60, per="per day since delivery"),
+    Slot("days_since_purchase", "days since purchase", "I bought it {value} ago",
+         ("purchas", "bought", "buy", "when", "days ago"), unit="day", lo=1, hi=45, per="per day since purchase"),
+    Slot("item_price", "item price", "the item cost {value}", ("price", "cost", "paid", "how much"),
+         unit="$", lo=10, hi=900, decimals=2),
+    Slot("price_gap", "price difference", "the competitor sells it for {value} less",
+         ("differen", "cheaper", "lower", "less", "gap"), unit="$", lo=3, hi=150, decimals=2),
+    Slot("item_age", "item age", "I've had it for {value}", ("how long", "month", "age", "old", "had it"),
+         unit="month", lo=1, hi=36, per="per month of item age"),
+    Slot("orders_year", "order count over the past 12 months", "I placed {value} in the past 12 months",
+         ("orders", "how often", "past year", "past 12", "history", "order count"), unit="order", lo=0, hi=40,
+         per="per order placed in the past 12 months"),
+    Slot("card_amount", "gift card amount", "I'm loading {value} onto the gift card",
+         ("gift card amount", "load", "face value", "amount", "how much"), unit="$", lo=25, hi=500, decimals=2),
+    Slot("tier", "membership tier", "I'm a {value} member", ("member", "tier", "loyalty", "status"),
+         choices=("Basic", "Silver", "Gold", "Platinum")),
+    Slot("size_class", "size class", "the item is classed as {value}", ("size", "dimension", "class", "big", "large"),
+         choices=("regular-size", "oversized", "bulky", "fragile")),
+    Slot("speed", "shipping speed", "I picked {value} shipping", ("speed", "fast", "shipping option",
+         "shipping method", "delivery option"), choices=("standard", "expedited", "overnight", "same-day")),
+    Slot("payment", "payment method", "my payment method is {value}", ("pay", "card", "method"),
+         choices=("credit card", "debit card", "PayPal", "store credit")),
+    Slot("channel", "purchase channel", "I ordered through the {value}", ("channel", "where", "website", "mobile",
+         "through", "order it", "bought it"), choices=("website", "mobile app", "retail store", "call center"),
+         scope_phrase="purchases made through the {value}"),
+    Slot("condition", "item condition", "the item is {value}", ("condition", "state", "shape", "open", "damag"),
+         choices=("unopened", "opened", "damaged", "defective")),
+    Slot("reason", "return reason", "the reason for the return is: {value}", ("reason", "why"),
+         choices=("changed my mind", "wrong size", "arrived late", "not as described")),
+    Slot("category", "product department", "it's from the {value} department", ("department", "category",
+         "kind of item", "type of item", "what kind", "product type"),
+         choices=("electronics", "apparel", "home goods", "toys", "beauty", "sports gear", "groceries"),
+         scope_phrase="items from the {value} department"),
+    Slot("region", "shipping destination", "I'm shipping to {value}", ("destination", "region", "where", "ship to",
+         "shipping to", "address", "location"),
+         choices=("the contiguous US", "Alaska", "Hawaii", "Puerto Rico", "Canada"),
+         scope_phrase="orders shipping to {value}"),
+    Slot("season", "purchase period", "the purchase falls in the {value}", ("period", "season", "sale", "holiday",
+         "when"), choices=("holiday season", "regular season", "clearance sale", "Black Friday week")),
+    Slot("competitor_type", "competitor type", "the lower price is at {a_value}", ("competitor", "retailer",
+         "seller", "marketplace", "who"),
+         choices=("authorized retailer", "online marketplace", "local store", "warehouse club")),
+    Slot("item_state", "item state", "I bought it {value}", ("new", "refurbished", "open-box", "state", "used"),
+         choices=("brand new", "refurbished", "open-box")),
+    Slot("registered", "registration status", "the product is {value}", ("regist",),
+         choices=("registered", "unregistered")),
+)
+
+
+# --------------------------------------------------------------- families
+@dataclass(frozen=True)
+class Family:
+    """A kind of rule: what it sets, over which scope, reading which slots."""
+
+    key: str
+    code: str  # rule-id prefix
+    title: str  # "Shipping fees"
+    sets: str  # "the shipping fee"
+    unit: str  # "$", "day", "month"; "" for a categorical family
+    scope: str  # the scope slot
+    pool: tuple[str, ...]  # slots its clauses may read
+    questions: tuple[str, ...]  # how the customer asks
+    base: tuple[float, float] = (0.0, 0.0)  # constant base range (unit of the answer) ...
+    base_slot: str | None = None  # ... or a percentage of this slot's value
+    base_pct: tuple[int, int] = (100, 100)
+    floor: float = 0.0
+    outcomes: tuple[str, ...] = ()  # a categorical family's answer options
+
+    @property
+    def kind(self) -> Literal["number", "choice"]:
+        return "choice" if self.outcomes else "number"
+
+    @property
+    def max_clauses(self) -> int | None:
+        """A decision list needs distinct outcomes for its clauses and its default."""
+        return len(self.outcomes) - 1 if self.outcomes else None
+
+
+FAMILIES: dict[str, Family] = {f.key: f for f in (
+    Family("shipping_fee", "SHIP", "Shipping fees", "the shipping fee", "$", "region",
+           ("subtotal", "weight", "items", "tier", "size_class", "speed", "payment", "category", "channel"),
+           ("Per your policy, how much will shipping cost me?", "What shipping fee will I pay under your policy?"),
+           base=(4, 25)),
+    Family("delivery_time", "DLVR", "Delivery times", "the delivery time", "day", "region",
+           ("weight", "speed", "size_class", "items", "tier", "subtotal", "category", "channel"),
+           ("Per your shipping policy, how many days will it take to reach me?",
+            "Under your policy, how many days until my order gets here?"), base=(3, 12), floor=1),
+    Family("return_window", "RWIN", "Return windows", "the return window", "day", "category",
+           ("tier", "condition", "channel", "item_price", "season", "payment", "reason", "item_state"),
+           ("What does your policy say: how many days do I have to return it?",
+            "Per your policy, how many days is my return window?"), base=(14, 90), floor=1),
+    Family("restocking_fee", "RSTK", "Restocking fees", "the restocking fee", "$", "category",
+           ("condition", "days_since_delivery", "tier", "reason", "channel", "payment", "season"),
+           ("Under your policy, how much is the restocking fee if I send it back?",
+            "What restocking fee does your policy charge me for this return?"),
+           base_slot="item_price", base_pct=(5, 25)),
+    Family("refund_amount", "RFND", "Refund amounts", "the refund amount", "$", "category",
+           ("condition", "days_since_delivery", "reason", "payment", "tier", "channel", "season"),
+           ("Per your policy, how much money will I get back if I return it?",
+            "Under your return policy, how much is my refund?"), base_slot="item_price"),
+    Family("price_match", "PMCH", "Price matching", "the price-match credit", "$", "category",
+           ("competitor_type", "days_since_purchase", "tier", "item_price", "channel", "payment", "season"),
+           ("What price-match credit does your policy give me?",
+            "Under your price-match policy, how much credit will I get?"), base_slot="price_gap"),
+    Family("warranty", "WRTY", "Warranty coverage", "the warranty coverage", "month", "category",
+           ("tier", "item_price", "channel", "item_state", "registered", "season", "payment"),
+           ("Per your warranty policy, how many months of coverage do I get?",
+            "How many months of warranty does your policy give me?"), base=(6, 36)),
+    Family("member_discount", "MDSC", "Member discounts", "the member discount", "$", "channel",
+           ("tier", "subtotal", "items", "category", "payment", "orders_year", "season"),
+           ("Per your discount policy, how much will I save on this order?",
+            "What discount does your policy give me on this order?"), base_slot="subtotal", base_pct=(3, 15)),
+    Family("gift_card_bonus", "GIFT", "Gift card bonuses", "the gift card bonus", "$", "channel",
+           ("card_amount", "tier", "payment", "orders_year", "season", "region"),
+           ("Per your gift card policy, how much bonus value will I get?",
+            "What bonus does your policy add to my gift card?"), base_slot="card_amount", base_pct=(5, 20)),
+    Family("return_resolution", "RRES", "Return resolutions", "the return resolution", "", "category",
+           ("condition", "days_since_delivery", "reason", "tier", "channel", "payment", "item_price", "season"),
+           ("What does your policy say I get for this return: my money back, an exchange, something else?",
+            "Under your return policy, what resolution will I get?"),
+           outcomes=("full refund", "store credit", "exchange only", "repair", "partial refund", "replacement",
+                     "gift card refund", "not eligible")),
+    Family("shipping_service", "SSVC", "Shipping service selection", "the shipping service", "", "region",
+           ("weight", "size_class", "speed", "subtotal", "tier", "items", "category"),
+           ("Which shipping service will my order go by, per your policy?",
+            "Per your shipping policy, which carrier service will be used?"),
+           outcomes=("ground", "two-day air", "overnight air", "freight", "economy mail", "white-glove delivery",
+                     "local courier", "consolidated shipping")),
+    Family("warranty_service", "WSVC", "Warranty service options", "the warranty service", "", "category",
+           ("item_age", "item_price", "tier", "registered", "item_state", "channel", "condition"),
+           ("Per your warranty policy, what kind of service will I get?",
+            "What warranty service does your policy give me for this?"),
+           outcomes=("mail-in repair", "on-site repair", "advance replacement", "refund", "depot repair",
+                     "parts only", "not covered", "exchange at store")),
+)}
+
+#: Every categorical answer option of the store's policies (what a final answer may name).
+OUTCOMES: tuple[str, ...] = tuple(dict.fromkeys(o for f in FAMILIES.values() for o in f.outcomes))
+
+
+# ------------------------------------------------------- rule components
+@dataclass(frozen=True)
+class Condition:
+    slot: str
+    op: Literal["at_least", "under", "in"]
+    threshold: float = 0.0
+    values: tuple[str, ...] = ()
+
+    def holds(self, situation: dict[str, Any]) -> bool:
+        v = situation[self.slot]
+        if self.op == "in":
+            return v in self.values
+        return float(v) >= self.threshold if self.op == "at_least" else float(v) < self.threshold
+
+    def text(self) -> str:
+        s = SLOTS[self.slot]
+        if self.op == "in":
+            vals = list(self.values)
+            listed = vals[0] if len(vals) == 1 else ", ".join(vals[:-1]) + " or " + vals[-1]
+            return f"the {s.label} is {listed}"
+        return f"the {s.label} is {'at least' if self.op == 'at_least' else 'under'} {s.fmt(self.threshold)}"
+
+
+EffectOp = Literal["add", "subtract", "percent_off", "percent_more", "per_unit"]
+
+
+@dataclass(frozen=True)
+class Effect:
+    op: EffectOp
+    amount: float
+    slot: str | None = None  # per_unit: the slot whose value multiplies the rate
+
+    def apply(self, value: float, situation: dict[str, Any]) -> float:
+        if self.op == "add":
+            return value + self.amount
+        if self.op == "subtract":
+            return value - self.amount
+        if self.op == "percent_off":
+            return value * (1 - self.amount / 100)
+        if self.op == "percent_more":
+            return value * (1 + self.amount / 100)
+        return value + self.amount * float(situation[self.slot])  # per_unit
+
+    def text(self, unit: str) -> str:
+        if self.op == "percent_off":
+            return f"take {self.amount:g}% off"
+        if self.op == "percent_more":
+            return f"add {self.amount:g}%"
+        if self.op == "per_unit":
+            return f"add {fmt_quantity(unit, self.amount)} {SLOTS[self.slot].per}"
+        return f"{self.op} {fmt_quantity(unit, self.amount)}"
+
+
+@dataclass(frozen=True)
+class Clause:
+    condition: Condition
+    then: Effect | None = None  # numeric rules: both branches have an effect
+    otherwise: Effect | None = None
+    outcome: str | None = None  # categorical rules: the outcome when the condition holds
+
+
+@dataclass(frozen=True)
+class PolicyRule:
+    rule_id: str
+    family: str
+    scope: str  # the value of the family's scope slot this rule applies to
+    clauses: tuple[Clause, ...]
+    base: float = 0.0  # the constant base, or the percentage of the family's base slot
+    default: str | None = None  # categorical: the outcome when no clause holds
+
+    @property
+    def fam(self) -> Family:
+        return FAMILIES[self.family]
+
+    @property
+    def kind(self) -> Literal["number", "choice"]:
+        return self.fam.kind
+
+    @property
+    def unit(self) -> str:
+        return self.fam.unit
+
+    @property
+    def title(self) -> str:
+        scope = SLOTS[self.fam.scope].scope_phrase.format(value=self.scope)
+        return f"{self.fam.title}: {scope}"
+
+    def slots(self) -> tuple[str, ...]:
+        """The situation slots the answer reads (the scope aside), in reading order."""
+        keys = ([self.fam.base_slot] if self.fam.base_slot else []) + [c.condition.slot for c in self.clauses]
+        return tuple(dict.fromkeys(keys))
+
+    def compute(self, situation: dict[str, Any], *, skip: int | None = None, flip: int | None = None) -> float | str:
+        """The rule's answer for a situation (`skip`/`flip` one clause: the dependency check)."""
+        if self.kind == "choice":
+            for i, c in enumerate(self.clauses):
+                if i != skip and c.condition.holds(situation) != (i == flip):
+                    return c.outcome  # type: ignore[return-value]
+            return self.default  # type: ignore[return-value]
+        fam = self.fam
+        value = self.base / 100 * float(situation[fam.base_slot]) if fam.base_slot else self.base
+        for i, c in enumerate(self.clauses):
+            if i == skip:
+                continue
+            effect = c.then if c.condition.holds(situation) != (i == flip) else c.otherwise
+            value = effect.apply(value, situation)  # type: ignore[union-attr]
+        value = max(fam.floor, value)
+        return round(value, 2) if fam.unit == "$" else float(round(value))
+
+    def depends_on_every_clause(self, situation: dict[str, Any]) -> bool:
+        """Would a reader who skipped or mis-evaluated any one clause get the answer wrong?
+
+        Numeric: flipping or skipping any clause moves the answer by >= MIN_CLAUSE_EFFECT.
+        Categorical: flipping any clause's condition changes the outcome (skipping a
+        clause that does not hold changes nothing, by the meaning of a decision list).
+        """
+        answer = self.compute(situation)
+        for i in range(len(self.clauses)):
+            if self.kind == "choice":
+                if self.compute(situation, flip=i) == answer:
+                    return False
+                continue
+            for variant in (self.compute(situation, skip=i), self.compute(situation, flip=i)):
+                if abs(float(variant) - float(answer)) < MIN_CLAUSE_EFFECT * abs(float(answer)):
+                    return False
+        return True
+
+    def document(self) -> str:
+        fam = self.fam
+        scope_slot = SLOTS[fam.scope]
+        lines = [f"{self.rule_id} · {self.title}",
+                 f"Applies to: {scope_slot.scope_phrase.format(value=self.scope)}."]
+        if self.kind == "choice":
+            lines += [f"Sets: {fam.sets}. Possible outcomes: {', '.join(fam.outcomes)}.",
+                      "Check the clauses in order; the first one whose condition holds decides:"]
+            lines += [f"{i}. If {c.condition.text()}, {fam.sets} is {c.outcome}."
+                      for i, c in enumerate(self.clauses, 1)]
+            lines.append(f"If none of them holds, {fam.sets} is {self.default}.")
+            return "\n".join(lines)
+        unit_words = {"$": "in dollars", "day": "in days", "month": "in months"}[fam.unit]
+        if fam.base_slot:
+            base = f"{self.base:g}% of the {SLOTS[fam.base_slot].label}"
+        else:
+            base = f"a base of {fmt_quantity(fam.unit, self.base)}"
+        lines += [f"Sets: {fam.sets}, {unit_words}.",
+                  f"Start from {base}. Then apply every clause below, in order, to the running amount:"]
+        lines += [f"{i}. If {c.condition.text()}, {c.then.text(fam.unit)}; otherwise "  # type: ignore[union-attr]
+                  f"{c.otherwise.text(fam.unit)}." for i, c in enumerate(self.clauses, 1)]  # type: ignore[union-attr]
+        end = (f"{fam.sets[0].upper()}{fam.sets[1:]} is never below {fmt_quantity(fam.unit, fam.floor)}")
+        end += "; round it to the nearest cent." if fam.unit == "$" else "."
+        lines.append(end)
+        return "\n".join(lines)
+
+
+# -------------------------------------------------------------- generation
+def _nice_money(x: float) -> float:
+    step = 0.25 if x < 10 else 1.0 if x < 100 else 5.0
+    return max(step, round(x / step) * step)
+
+
+def _condition(rng: random.Random, slot: Slot, value: Any, holds: bool, used: set[tuple]) -> Condition | None:
+    """A condition on `slot` that holds (or not) for `value`, unlike the ones in `used`."""
+    if slot.is_choice:
+        others = [c for c in slot.choices if c != value]
+        if holds:
+            chosen = {value, *rng.sample(others, rng.randint(0, len(others) - 1))}
+        else:
+            chosen = set(rng.sample(others, rng.randint(1, len(others) - 1 if len(others) > 1 else 1)))
+        cond = Condition(slot.key, "in", values=tuple(c for c in slot.choices if c in chosen))
+    else:
+        op: Literal["at_least", "under"] = rng.choice(("at_least", "under"))
+        x = float(value)
+        ok = [t for t in slot.thresholds() if ((x >= t) if op == "at_least" else (x < t)) == holds]
+        if not ok:
+            return None
+        cond = Condition(slot.key, op, threshold=rng.choice(ok))
+    key = (cond.slot, cond.op, cond.threshold, cond.values)
+    if key in used:
+        return None
+    used.add(key)
+    return cond
+
+
+def _effect(rng: random.Random, unit: str, running: float, slot: Slot, situation: dict[str, Any]) -> Effect:
+    frac = rng.uniform(0.12, 0.5)
+    if unit != "$":  # days and months: whole units
+        n = max(1, round(frac * running))
+        return Effect(rng.choice(("add", "subtract")), float(n))
+    ops: list[EffectOp] = ["add", "subtract", "percent_off", "percent_more"]
+    if slot.per and float(situation[slot.key]) >= 1:
+        ops.append("per_unit")
+    op = rng.choice(ops)
+    if op in ("percent_off", "percent_more"):
+        return Effect(op, float(rng.choice((10, 15, 20, 25, 30, 40))))
+    if op == "per_unit":
+        rate = max(0.05, round(frac * max(running, 5) / float(situation[slot.key]) / 0.05) * 0.05)
+        return Effect(op, round(rate, 2), slot.key)
+    return Effect(op, _nice_money(frac * max(running, 5)))
+
+
+def make_rule(rng: random.Random, family: str, scope: str, n_clauses: int, rule_id: str,
+              *, max_attempts: int = 400) -> tuple[PolicyRule, dict[str, Any]]:
+    """A rule of `family` for `scope` with `n_clauses` clauses, and a situation whose answer
+    depends on every clause (see the module docstring). Deterministic given `rng`."""
+    fam = FAMILIES[family]
+    if fam.max_clauses is not None and n_clauses > fam.max_clauses:
+        raise ValueError(f"{family} rules hold at most {fam.max_clauses} clauses, asked for {n_clauses}")
+    for _ in range(max_attempts):
+        pool = list(fam.pool)
+        rng.shuffle(pool)
+        keys = pool[:n_clauses] + [rng.choice(fam.pool) for _ in range(n_clauses - len(pool))]
+        situation: dict[str, Any] = {fam.scope: scope}
+        for k in ([fam.base_slot] if fam.base_slot else []) + keys:
+            situation.setdefault(k, SLOTS[k].draw(rng))
+        rule = _draw_rule(rng, fam, scope, keys, situation, rule_id)
+        if rule is not None and rule.depends_on_every_clause(situation):
+            return rule, situation
+    raise RuntimeError(f"could not draw a {family} rule with {n_clauses} clauses")
+
+
+def _draw_rule(rng: random.Random, fam: Family, scope: str, keys: list[str], situation: dict[str, Any],
+               rule_id: str) -> PolicyRule | None:
+    used: set[tuple] = set()
+    clauses: list[Clause] = []
+    if fam.kind == "choice":
+        labels = rng.sample(fam.outcomes, len(keys) + 1)
+        last_holds = rng.random() < 0.5
+        for i, k in enumerate(keys):
+            cond = _condition(rng, SLOTS[k], situation[k], last_holds and i == len(keys) - 1, used)
+            if cond is None:
+                return None
+            clauses.append(Clause(cond, outcome=labels[i]))
+        return PolicyRule(rule_id, fam.key, scope, tuple(clauses), default=labels[-1])
+    if fam.base_slot:
+        base = float(rng.randint(*fam.base_pct))
+        running = base / 100 * float(situation[fam.base_slot])
+    elif fam.unit == "$":
+        base = rng.randint(int(fam.base[0]), int(fam.base[1])) + 0.99
+        running = base
+    else:
+        base = float(rng.randint(int(fam.base[0]), int(fam.base[1])))
+        running = base
+    minimum = 1.0 if fam.unit == "$" else fam.floor + 1
+    for k in keys:
+        holds = rng.random() < 0.5
+        cond = _condition(rng, SLOTS[k], situation[k], holds, used)
+        if cond is None:
+            return None
+        then, otherwise = (_effect(rng, fam.unit, running, SLOTS[k], situation) for _ in range(2))
+        running = (then if holds else otherwise).apply(running, situation)
+        if running < minimum:
+            return None
+        clauses.append(Clause(cond, then, otherwise))
+    return PolicyRule(rule_id, fam.key, scope, tuple(clauses), base=base)
+
+
+# -------------------------------------------------------------- the KB
+_TOKEN = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
+
+
+def tokens(text: str) -> list[str]:
+    """Lower-cased words with a light suffix strip ("shipping" ~ "ship", "fees" ~ "fee")."""
+    out = []
+    for w in _TOKEN.findall(text.lower()):
+        for suffix in ("ing", "es", "ed", "s"):
+            if len(w) > len(suffix) + 3 and w.endswith(suffix):
+                w = w[: -len(suffix)]
+                break
+        out.append(w)
+    return out
+
+
+@dataclass
+class PolicyKB:
+    """The store's policy documents of one world (several envs of a journey may add to it)."""
+
+    rules: dict[str, PolicyRule] = field(default_factory=dict)
+
+    def __len__(self) -> int:
+        return len(self.rules)
+
+    def add(self, rule: PolicyRule) -> None:
+        if rule.rule_id in self.rules:
+            raise ValueError(f"duplicate policy rule id {rule.rule_id}")
+        self.rules[rule.rule_id] = rule
+
+    def get(self, rule_id: str) -> PolicyRule | None:
+        return self.rules.get(rule_id.strip().upper())
+
+    def covers(self, family: str, scope: str) -> bool:
+        return any(r.family == family and r.scope == scope for r in self.rules.values())
+
+    def new_rule_id(self, family: str, rng: random.Random) -> str:
+        while True:
+            rule_id = f"{FAMILIES[family].code}-{rng.randint(1000, 9999)}"
+            if rule_id not in self.rules:
+                return rule_id
+
+    def search(self, query: str, k: int = SEARCH_RESULTS) -> list[PolicyRule]:
+        """BM25 over the documents (k1 = 1.2, b = 0.75); a rule id named in the query ranks first.
+
+        Deterministic: ties break by rule id. Documents sharing no word with the query are left out.
+        """
+        ids = {w.upper() for w in re.findall(r"[A-Za-z]+-\d+", query)}
+        docs = {rid: Counter(tokens(r.document())) for rid, r in sorted(self.rules.items())}
+        if not docs:
+            return []
+        n = len(docs)
+        avg = sum(sum(c.values()) for c in docs.values()) / n
+        df: Counter[str] = Counter(w for c in docs.values() for w in c)
+        q = set(tokens(query))
+        scores: dict[str, float] = {}
+        for rid, c in docs.items():
+            length = sum(c.values())
+            s = 0.0
+            for w in q:
+                tf = c.get(w, 0)
+                if tf:
+                    idf = math.log(1 + (n - df[w] + 0.5) / (df[w] + 0.5))
+                    s += idf * tf * 2.2 / (tf + 1.2 * (0.25 + 0.75 * length / avg))
+            if rid in ids:
+                s += 1e6
+            if s > 0:
+                scores[rid] = s
+        ranked = sorted(scores, key=lambda rid: (-scores[rid], rid))
+        return [self.rules[rid] for rid in ranked[:k]]

@@ -1,0 +1,302 @@
+"""E_POLICY through the core (no Inspect): KB, generator, user, verifier, tools, policies."""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+
+import pytest
+
+from ecom_bench.agents import Message
+from ecom_bench.agents.base import get_policy
+from ecom_bench.difficulty import Difficulty
+from ecom_bench.envs import get_env
+from ecom_bench.envs.base import new_world
+from ecom_bench.envs.policy.goal import PolicyGoal, ratio_reward
+from ecom_bench.envs.policy.policies import read_rule
+from ecom_bench.runner import make_episode, run_policy
+from ecom_bench.users import UserAct
+from ecom_bench.world.policy import FAMILIES, OUTCOMES, SLOTS, make_rule
+from ecom_bench.world.tools.policy import parse_policy_answer
+
+
+def episode(context, d, index=0, seed=0, strict=True):
+    return make_episode("policy", d, seed, index, context=context, strict=strict)
+
+
+def success_rate(context, policy, d, n, start=0):
+    p = get_policy("policy", policy)
+    return sum(run_policy(episode(context, d, i), p).result.reward.success for i in range(start, start + n)) / n
+
+
+def answer_with(ep, answer):
+    """Search for the target (so it was shown) and submit `answer`; return the episode result."""
+    goal: PolicyGoal = ep.problem.goal
+    ep.call_tool("policy_search", {"query": f"{goal.title} {goal.rule_id}"})
+    if answer is not None:
+        out = ep.call_tool("answer_policy_question", {"answer": answer})
+        assert not out.error, out.text
+    return ep.result()
+
+
+# ------------------------------------------------------------------ oracle
+@pytest.mark.parametrize("d", range(16))
+def test_oracle_solves_every_task(context, d):
+    oracle = get_policy("policy", "oracle")
+    for i in range(3):
+        run = run_policy(episode(context, d, i), oracle)
+        r = run.result.reward
+        assert r.task == 1.0 and r.success, run.result.explanation()
+        assert r.hallucination == 0.0 and run.result.turns == 1
+
+
+def test_oracle_works_on_a_journey_style_view(context):
+    """System prompt + its own request's opening + its own steps: the oracle counts from there."""
+    ep = episode(context, 9)
+    hidden = ep.problem.hidden_state()
+    view = [Message("system", "journey prompt"), Message("user", ep.opening)]
+    first = get_policy("policy", "oracle").act(view, hidden)
+    assert [c.name for c in first.tool_calls] == ["policy_search"]
+
+
+# -------------------------------------------------------------- the axes
+def test_b_branch_sets_the_target_clause_count_and_every_clause_matters(context):
+    for d in range(16):
+        ep = episode(context, d, 1)
+        goal: PolicyGoal = ep.problem.goal
+        rule = ep.problem.world.policy_kb.get(goal.rule_id)
+        assert goal.n_clauses == len(rule.clauses) == Difficulty.from_level(d).n_policy_clauses
+        assert rule.depends_on_every_clause(goal.situation)
+    assert episode(context, 0).problem.goal.n_clauses == 1
+    assert episode(context, 15).problem.goal.n_clauses == 6
+
+
+def test_every_family_draws_rules_whose_answer_needs_every_clause():
+    for family in FAMILIES:
+        fam = FAMILIES[family]
+        assert all("policy" in q for q in fam.questions)  # E_JOURNEY tells a policy request by it
+        for n in (1, 4, 7):
+            if fam.max_clauses is not None and n > fam.max_clauses:
+                with pytest.raises(ValueError):
+                    make_rule(random.Random(0), family, SLOTS[fam.scope].choices[0], n, "X-1")
+                continue
+            rng = random.Random(n)
+            rule, situation = make_rule(rng, family, SLOTS[fam.scope].choices[0], n, "X-1")
+            assert len(rule.clauses) == n and rule.depends_on_every_clause(situation)
+            for i in range(n):  # a reader who mis-evaluates any one clause gets it wrong
+                assert rule.compute(situation, flip=i) != rule.compute(situation)
+
+
+def test_documents_alone_determine_the_answer():
+    """An independent reader of the rendered text (the heuristic's) computes the same answers."""
+    for k, family in enumerate(FAMILIES):
+        fam = FAMILIES[family]
+        for n in (1, 3, 6):
+            rng = random.Random(100 * k + n)
+            rule, situation = make_rule(rng, family, rng.choice(SLOTS[fam.scope].choices), n, "X-1")
+            read = read_rule(rule.document())
+            assert read is not None and set(read.slots()) == set(rule.slots())
+            got, want = read.evaluate(situation), rule.compute(situation)
+            assert got == want if rule.kind == "choice" else abs(float(got) - want) < 0.006, rule.document()
+
+
+def test_p_missing_withholds_slots_that_asking_reveals(context):
+    def hidden_share(d):
+        told = [t for i in range(40) for t in episode(context, d, i).problem.user.disclosure().values()]
+        return 1 - sum(told) / len(told)
+
+    assert hidden_share(0) < 0.2 < 0.5 < hidden_share(9)
+    for i in range(40):
+        ep = episode(context, 9, i)
+        goal: PolicyGoal = ep.problem.goal
+        withheld = [k for k, told in ep.problem.user.disclosure().items() if not told]
+        if not withheld:
+            continue
+        key = withheld[0]
+        slot = SLOTS[key]
+        value = slot.fmt(goal.situation[key])
+        assert value not in ep.opening
+        reply = ep.agent_message(f"Could you tell me your {slot.label}?")
+        assert reply.act is UserAct.CLARIFY and key in reply.revealed and value in reply.text
+        assert ep.problem.user.disclosure()[key]
+        return
+    pytest.fail("no episode withheld a slot at d=9")
+
+
+def test_kb_holds_lookalikes_and_other_topics_and_ranks_the_target_by_title(context):
+    ep = episode(context, 9, 2)
+    kb = ep.problem.world.policy_kb
+    goal: PolicyGoal = ep.problem.goal
+    same_family = [r for r in kb.rules.values() if r.family == goal.family]
+    assert len(same_family) >= 2 and len({r.scope for r in same_family}) == len(same_family)
+    assert len({r.family for r in kb.rules.values()}) >= 3
+    assert kb.search(goal.title)[0].rule_id == goal.rule_id
+
+
+def test_two_builds_share_one_world(context):
+    """E_JOURNEY builds several envs into one world: the KB grows, ids and (topic, scope) stay unique."""
+    env = get_env("policy")
+    d = Difficulty.from_level(12)
+    world = new_world(context, "journey", 5, d)
+    a = env.build(world, 11, d, intent=0)
+    size = len(world.policy_kb)
+    b = env.build(world, 12, d, intent=1)
+    kb = world.policy_kb
+    assert len(kb) > size and a.goal.rule_id != b.goal.rule_id
+    assert len({(r.family, r.scope) for r in kb.rules.values()}) == len(kb)
+    for task in (a, b):
+        rule = kb.get(task.goal.rule_id)
+        assert rule.compute(task.goal.situation) == task.goal.answer
+        assert env.verify_task(task, world).task == -1.0  # nothing answered yet
+
+
+# --------------------------------------------------------------- scoring
+def test_numeric_reward_formula_and_its_edges():
+    assert ratio_reward(12.5, 12.5) == 1.0 and ratio_reward(0.0, 0.0) == 1.0
+    assert ratio_reward(9.0, 10.0) == pytest.approx(2 * 0.9**4 - 1)
+    assert ratio_reward(10.0, 9.0) == pytest.approx(2 * 0.9**4 - 1)
+    assert ratio_reward(0.0, 10.0) == -1.0 and ratio_reward(-10.0, 10.0) == -1.0
+    assert ratio_reward(-9.0, -10.0) == pytest.approx(2 * 0.9**4 - 1)
+
+
+def _episode_of_kind(context, kind, d=6):
+    for i in range(60):
+        ep = episode(context, d, i)
+        if ep.problem.goal.kind == kind:
+            return ep
+    raise AssertionError(f"no {kind} task")
+
+
+def test_specific_wrong_numeric_answers(context):
+    ep = _episode_of_kind(context, "number")
+    want = float(ep.problem.goal.answer)
+    v = answer_with(ep, f"{want * 0.9:.4f}").verdict
+    assert v.task == pytest.approx(2 * 0.9**4 - 1, abs=1e-3) and not v.success
+    assert "ratio 0.900" in v.explanation and ep.problem.goal.answer_text() in v.explanation
+    ep = _episode_of_kind(context, "number")
+    assert answer_with(ep, f"{want * 1.003:.4f}").verdict.success  # within the 0.95 tolerance
+    ep = _episode_of_kind(context, "number")
+    v = answer_with(ep, "0").verdict
+    assert v.task == -1.0 and "zero" in v.explanation
+    ep = _episode_of_kind(context, "number")
+    v = answer_with(ep, "store credit").verdict
+    assert v.task == -1.0 and "not an amount" in v.explanation
+
+
+def test_specific_wrong_categorical_answers(context):
+    ep = _episode_of_kind(context, "choice")
+    goal: PolicyGoal = ep.problem.goal
+    wrong = next(o for o in FAMILIES[goal.family].outcomes if o != goal.answer)
+    v = answer_with(ep, wrong).verdict
+    assert v.task == -1.0 and goal.answer in v.explanation and wrong in v.explanation
+    ep = _episode_of_kind(context, "choice")
+    assert answer_with(ep, str(goal.answer).upper() + ".").verdict.task == 1.0
+    ep = _episode_of_kind(context, "choice")
+    assert answer_with(ep, "12").verdict.task == -1.0
+
+
+def test_no_answer_is_a_hard_fail(context):
+    result = answer_with(episode(context, 3), None)
+    assert result.verdict.task == -1.0 and result.reward.hard_fail and "no answer" in result.verdict.explanation
+
+
+def test_answer_parsing():
+    opts = ("store credit", "two-day air")
+    assert parse_policy_answer("$12.50", opts) == {"value": 12.5}
+    assert parse_policy_answer("12.5", opts) == {"value": 12.5}
+    assert parse_policy_answer("14 days", opts) == {"value": 14.0}
+    assert parse_policy_answer("$1,234.50", opts) == {"value": 1234.5}
+    assert parse_policy_answer("-3", opts) == {"value": -3.0}
+    assert parse_policy_answer("Store Credit", opts) == {"option": "store credit"}
+    assert parse_policy_answer("It's two-day air.", opts) == {"option": "two-day air"}
+    assert parse_policy_answer("It will be mail-in repair.", OUTCOMES) == {"option": "mail-in repair"}
+    assert parse_policy_answer("a partial refund", OUTCOMES) == {"option": "partial refund"}
+    with pytest.raises(ValueError):
+        parse_policy_answer("no idea", opts)
+
+
+def test_bad_tool_arguments_give_readable_errors(context):
+    ep = episode(context, 3)
+    out = ep.call_tool("policy_search", {"query": "   "})
+    assert out.error and "must not be empty" in out.text
+    out = ep.call_tool("policy_get", {"rule_id": "SHIP-0000"})
+    assert out.error and "policy_search" in out.text
+    out = ep.call_tool("answer_policy_question", {"answer": "no idea"})
+    assert out.error and "number" in out.text and "outcome" in out.text
+    assert not ep.done and not ep.world.answers
+
+
+def test_tools_show_rule_ids_and_never_the_answer(context):
+    ep = episode(context, 6)
+    goal: PolicyGoal = ep.problem.goal
+    out = ep.call_tool("policy_search", {"query": goal.title})
+    assert goal.rule_id in {r["rule_id"] for r in json.loads(out.text)["results"]}
+    assert goal.rule_id in ep.world.seen_ids
+    detail = json.loads(ep.call_tool("policy_get", {"rule_id": goal.rule_id.lower()}).text)
+    assert detail["rule_id"] == goal.rule_id and "Applies to:" in detail["text"]
+    text = ep.system_prompt() + ep.call_tool("answer_policy_question", {"answer": "1"}).text
+    assert goal.answer_text() not in text
+
+
+# --------------------------------------------------------------- policies
+def test_random_stays_at_or_below_five_percent_from_d3(context):
+    random_policy = get_policy("policy", "random")
+    results = [run_policy(episode(context, d, i), random_policy).result for d in (3, 6, 9, 12) for i in range(30)]
+    assert sum(r.reward.success for r in results) / len(results) <= 0.05
+    assert all(r.reward.hallucination == 0.0 for r in results)
+    failed = [r for r in results if not r.reward.success]
+    assert all(r.verdict.task < 0.95 for r in failed)
+
+
+def test_heuristic_degrades_with_difficulty(context):
+    easy, hard = success_rate(context, "heuristic", 0, 30), success_rate(context, "heuristic", 15, 30)
+    assert easy >= 0.9 and hard < easy - 0.1
+
+
+def test_heuristic_asks_for_withheld_facts(context):
+    for i in range(30):
+        ep = episode(context, 6, i)
+        if any(not told for told in ep.problem.user.disclosure().values()):
+            run = run_policy(ep, get_policy("policy", "heuristic"))
+            asked = [m for m in run.messages if m.role == "assistant" and not m.tool_calls]
+            assert asked and "?" in asked[0].text and "clarify" in run.result.user_acts
+            return
+    pytest.fail("no task with a withheld fact")
+
+
+# ------------------------------------------------------------------ user
+def test_user_confirms_a_proposed_answer_and_quits_at_the_last_turn(context):
+    ep = episode(context, 0)
+    goal: PolicyGoal = ep.problem.goal
+    reply = ep.agent_message(f"According to the policy the answer is {goal.answer_text()}.")
+    assert reply.act is UserAct.CONFIRM and goal.answer_text() not in reply.text
+    reply = ep.agent_message("Let me check.")
+    assert reply.act is UserAct.CONTINUE
+    for _ in range(ep.difficulty.max_turns):
+        reply = ep.agent_message("One moment please.")
+        if reply is None or reply.ends_episode:
+            break
+    assert reply.act is UserAct.QUIT and ep.done
+
+
+def test_same_seed_same_task_and_transcript(context):
+    a = run_policy(episode(context, 10, 3), get_policy("policy", "heuristic"))
+    b = run_policy(episode(context, 10, 3), get_policy("policy", "heuristic"))
+    assert a.messages == b.messages and a.result.reward == b.result.reward
+    assert episode(context, 10, 4).opening != episode(context, 10, 3).opening
+
+
+def test_no_placeholder_leaks_and_noise_spares_the_values(context):
+    heuristic = get_policy("policy", "heuristic")
+    for d in (0, 6, 12, 16):
+        for i in range(5):
+            ep = episode(context, d, i)
+            goal: PolicyGoal = ep.problem.goal
+            run = run_policy(ep, heuristic)
+            user_text = " ".join(m.text for m in run.messages if m.role == "user")
+            assert not re.search(r"[{}]|None\b", user_text), user_text
+            assert SLOTS[goal.scope_slot].fmt(goal.situation[goal.scope_slot]) in user_text
+            for key, told in run.result.disclosure.items():
+                if told:
+                    assert SLOTS[key].fmt(goal.situation[key]) in user_text, (key, user_text)
