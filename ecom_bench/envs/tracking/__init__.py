@@ -1,0 +1,64 @@
+"""E_TRACK: resolve which order the customer means and report its current status.
+
+Design (SPEC "Per-environment verifiers", TRACK):
+- The account always has a long history: the target, H_orders(d) − 1 look-alikes and
+  ~30 background orders (`world.orders.build_order_history`). H_orders(d) = 1 + ⌊d/2⌋
+  is the size of the *confusable* set: recent orders of the target's own leaf category
+  ("wall charger"), placed within 8 days of it, which a vague reference ("the wall
+  charger I ordered") cannot tell apart. The background (a few recent orders of other
+  categories, the rest 45-540 days old, never in a leaf that a recent order uses) is
+  what makes a random pick rare: with ~30-40 orders listed, `ecom/random` (a random
+  listed order and its status) succeeds ~3% at every d, where a history of only
+  H_orders(3) = 2 orders would give it ~50%.
+- The customer gives the order id, or (p_ref = σ((d−2)/1.5)) a description: the
+  product's name, brand + kind, kind + date placed ("on June 3" / "12 days ago"),
+  kind + what it was for (the order note), or variant + kind. The description is
+  chosen at build among those matching exactly one order line of the whole world, so
+  it always identifies the target. With p_missing(d) the "order" slot is withheld (the
+  opening names only the kind of product, or nothing for an id reference) and the
+  customer gives the full reference when asked.
+- Dates are consistent with statuses (`STATUS_AGE_DAYS`): confirmed orders are 0-1 days
+  old with a future ETA and no tracking, shipped / in transit ones have a carrier,
+  tracking number and future ETA, delivered ones a past delivery date.
+- r_task = 2·(0.5·[order id right] + 0.5·[status right]) − 1; success = both right.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from ecom_bench.difficulty import Difficulty
+from ecom_bench.envs.base import Environment, SubTask, Verdict
+from ecom_bench.envs.tracking.generator import build_tracking
+from ecom_bench.envs.tracking.policies import TrackingHeuristic, TrackingOracle, TrackingRandom
+from ecom_bench.envs.tracking.verifier import verify_tracking
+from ecom_bench.world import World
+
+TRACKING_INSTRUCTIONS = """\
+You are a customer-service agent for an online store. The customer asks about one of \
+their orders. Work out which order they mean (order_list shows every order with its \
+items, date and note; order_get shows one in full; datetime_now gives today's date), \
+ask the customer when you cannot tell which order it is, and tell them its current \
+status. Finish with report_order_status (the order id and its status). Write plain \
+replies to talk to the customer."""
+
+
+class TrackingEnv(Environment):
+    name: ClassVar[str] = "tracking"
+    title: ClassVar[str] = "E_TRACK: order tracking"
+    tool_names: ClassVar[tuple[str, ...]] = ("order_list", "order_get", "datetime_now", "ask_user",
+                                             "report_order_status")
+    final_tool: ClassVar[str] = "report_order_status"
+    instructions: ClassVar[str] = TRACKING_INSTRUCTIONS
+    policies: ClassVar[dict[str, type]] = {"oracle": TrackingOracle, "heuristic": TrackingHeuristic,
+                                           "random": TrackingRandom}
+
+    def build(self, world: World, seed: int, difficulty: Difficulty, intent: int = 0) -> SubTask:
+        return build_tracking(world, seed, difficulty, intent)
+
+    def verify_task(self, task: SubTask, world: World) -> Verdict:
+        answer = self.answer_of(task, world)
+        return verify_tracking(task, world, answer.arguments if answer else None)
+
+
+__all__ = ["TrackingEnv"]

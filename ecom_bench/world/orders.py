@@ -1,0 +1,523 @@
+"""The customer's orders and returns: data model, store rules, references, one generator.
+
+E_TRACK, E_RETURN and E_JOURNEY share this module, so a tracking target, a return
+target and their look-alikes are built the same way, and the tools, the users and
+the verifiers read the same objects (SPEC pitfall 3: nothing is rebuilt).
+
+Store rules (also what `return_check_eligibility` applies):
+
+| top category             | return window (days after delivery) |
+|--------------------------|-------------------------------------|
+| Electronics              | 30                                  |
+| Clothing                 | 60                                  |
+| Home & Kitchen           | 30                                  |
+| Beauty                   | 14                                  |
+| Sports & Outdoors        | 45                                  |
+| Toys & Games             | 45                                  |
+| Office Products          | 30                                  |
+| Pet Supplies             | 30                                  |
+| Grocery                  | final sale: not returnable          |
+| Tools & Home Improvement | 90                                  |
+| anything else            | 30                                  |
+
+A line is eligible when its order is delivered, its category is not final sale, it
+has no return yet, and the number of calendar days from the delivery date to
+`world.now`'s date is at most the window (the last day counts). Customer-caused
+reasons (changed mind, does not fit) pay the method's fee; seller-caused ones
+(defective, damaged, wrong item, not as described) return free.
+"""
+
+from __future__ import annotations
+
+import enum
+import random
+from dataclasses import dataclass, field
+from datetime import date, datetime, time, timedelta
+from typing import TYPE_CHECKING, Any
+
+from ecom_bench.catalog import Catalog, Product
+from ecom_bench.catalog.naming import short_name
+from ecom_bench.catalog.taxonomy import LEAF_BY_PATH
+
+if TYPE_CHECKING:
+    from ecom_bench.world.state import World
+
+
+class OrderStatus(str, enum.Enum):
+    CONFIRMED = "confirmed"  # placed, not yet handed to a carrier
+    SHIPPED = "shipped"  # handed to the carrier, tracking number issued
+    IN_TRANSIT = "in_transit"  # on its way, expected by the ETA
+    DELIVERED = "delivered"
+    CANCELLED = "cancelled"
+
+
+#: Return window in days after delivery, by top category; None = final sale.
+RETURN_WINDOW_DAYS: dict[str, int | None] = {
+    "Electronics": 30,
+    "Clothing": 60,
+    "Home & Kitchen": 30,
+    "Beauty": 14,
+    "Sports & Outdoors": 45,
+    "Toys & Games": 45,
+    "Office Products": 30,
+    "Pet Supplies": 30,
+    "Grocery": None,
+    "Tools & Home Improvement": 90,
+}
+DEFAULT_RETURN_WINDOW_DAYS = 30
+
+
+def return_window_days(product: Product) -> int | None:
+    """The product's return window in days, or None when it is final sale."""
+    return RETURN_WINDOW_DAYS.get(product.top_category, DEFAULT_RETURN_WINDOW_DAYS)
+
+
+class ReturnReason(str, enum.Enum):
+    DEFECTIVE = "defective"
+    DAMAGED = "damaged"
+    WRONG_ITEM = "wrong_item"
+    NOT_AS_DESCRIBED = "not_as_described"
+    DOES_NOT_FIT = "does_not_fit"
+    CHANGED_MIND = "changed_mind"
+
+
+REASON_DESCRIPTIONS: dict[ReturnReason, str] = {
+    ReturnReason.DEFECTIVE: "the item does not work properly",
+    ReturnReason.DAMAGED: "the item arrived damaged",
+    ReturnReason.WRONG_ITEM: "a different item was delivered than the one ordered",
+    ReturnReason.NOT_AS_DESCRIBED: "the item does not match its description",
+    ReturnReason.DOES_NOT_FIT: "wrong size or fit for the customer",
+    ReturnReason.CHANGED_MIND: "the customer no longer wants it",
+}
+SELLER_FAULT_REASONS = frozenset({ReturnReason.DEFECTIVE, ReturnReason.DAMAGED, ReturnReason.WRONG_ITEM,
+                                  ReturnReason.NOT_AS_DESCRIBED})
+
+
+class ReturnMethod(str, enum.Enum):
+    PICKUP = "pickup"  # a courier collects it from the customer's address
+    DROP_OFF = "drop_off"  # the customer takes it to a partner drop-off point
+    MAIL = "mail"  # the customer posts it with a prepaid label
+
+
+#: Fee deducted from the refund for customer-caused reasons; seller-caused reasons are free.
+RETURN_FEES: dict[ReturnMethod, float] = {ReturnMethod.PICKUP: 7.99, ReturnMethod.DROP_OFF: 0.0,
+                                          ReturnMethod.MAIL: 4.99}
+
+
+def return_fee(reason: ReturnReason, method: ReturnMethod) -> float:
+    return 0.0 if reason in SELLER_FAULT_REASONS else RETURN_FEES[method]
+
+
+# ------------------------------------------------------------------- records
+@dataclass
+class OrderLine:
+    line_id: str
+    product_id: str
+    variant_id: str | None
+    quantity: int
+    unit_price: float
+
+
+@dataclass
+class Order:
+    order_id: str
+    placed_at: datetime
+    status: OrderStatus
+    lines: list[OrderLine]
+    eta: date | None = None  # expected delivery (confirmed / shipped / in transit)
+    delivered_at: datetime | None = None
+    carrier: str | None = None
+    tracking_number: str | None = None
+    note: str | None = None  # what the customer bought it for ("gift for Mom")
+
+    def line(self, line_id: str) -> OrderLine | None:
+        return next((ln for ln in self.lines if ln.line_id == line_id), None)
+
+    @property
+    def total(self) -> float:
+        return round(sum(ln.unit_price * ln.quantity for ln in self.lines), 2)
+
+
+@dataclass
+class ReturnRecord:
+    """A return or exchange of one order line. `intent` is None for returns made before the conversation."""
+
+    return_id: str
+    order_id: str
+    line_id: str
+    product_id: str
+    variant_id: str | None
+    quantity: int
+    kind: str  # "return" | "exchange"
+    reason: ReturnReason
+    method: ReturnMethod
+    fee: float
+    refund: float  # 0 for an exchange (the new variant replaces the item)
+    created_at: datetime
+    new_variant_id: str | None = None
+    intent: int | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"return_id": self.return_id, "order_id": self.order_id, "line_id": self.line_id,
+                "product_id": self.product_id, "variant_id": self.variant_id, "quantity": self.quantity,
+                "kind": self.kind, "reason": self.reason.value, "method": self.method.value, "fee": self.fee,
+                "refund": self.refund, "created_at": self.created_at.isoformat(timespec="minutes"),
+                "new_variant_id": self.new_variant_id, "intent": self.intent}
+
+
+def find_order(world: World, order_id: str) -> Order | None:
+    return next((o for o in world.orders if o.order_id == order_id), None)
+
+
+def returns_of(world: World, line_id: str) -> list[ReturnRecord]:
+    return [r for r in world.returns if r.line_id == line_id]
+
+
+def next_return_id(world: World) -> str:
+    taken = {r.return_id for r in world.returns}
+    n = len(world.returns) + 1
+    while f"RET-{n:05d}" in taken:
+        n += 1
+    return f"RET-{n:05d}"
+
+
+# --------------------------------------------------------------- eligibility
+@dataclass(frozen=True)
+class Eligibility:
+    eligible: bool
+    reason: str  # why (readable, for the tool result and the verifier's explanation)
+    window_days: int | None
+    days_since_delivery: int | None
+    last_day: date | None
+
+    @property
+    def code(self) -> str:
+        return self.reason.split(":", 1)[0]
+
+
+def check_eligibility(world: World, order: Order, line: OrderLine) -> Eligibility:
+    """The store's return rule (module docstring) for one order line at `world.now`."""
+    product = world.product(line.product_id)
+    window = return_window_days(product) if product is not None else DEFAULT_RETURN_WINDOW_DAYS
+    title = product.title if product else line.product_id
+    if order.status is not OrderStatus.DELIVERED or order.delivered_at is None:
+        what = "was cancelled, so there is nothing to return" if order.status is OrderStatus.CANCELLED else \
+            f"has not been delivered yet (status: {order.status.value}); items can be returned once delivered"
+        return Eligibility(False, f"not_delivered: order {order.order_id} {what}.", window, None, None)
+    days = (world.now.date() - order.delivered_at.date()).days
+    if window is None:
+        return Eligibility(False, f"final_sale: {title} is a final-sale item ({product.top_category}) "
+                           "and cannot be returned.", None, days, None)
+    last_day = order.delivered_at.date() + timedelta(days=window)
+    previous = returns_of(world, line.line_id)
+    if previous:
+        return Eligibility(False, f"already_returned: line {line.line_id} already has a {previous[0].kind} "
+                           f"({previous[0].return_id}).", window, days, last_day)
+    if days > window:
+        return Eligibility(False, f"window_closed: the {window}-day return window ended on {last_day.isoformat()} "
+                           f"(delivered {order.delivered_at.date().isoformat()}, {days} days ago).",
+                           window, days, last_day)
+    return Eligibility(True, f"eligible: delivered {days} day(s) ago, within the {window}-day window "
+                       f"(last day {last_day.isoformat()}).", window, days, last_day)
+
+
+# ---------------------------------------------------------------- references
+def product_noun(product: Product) -> str:
+    """What a shopper calls the product's kind ("wall charger"): the leaf's title noun."""
+    leaf = LEAF_BY_PATH.get(tuple(product.category))
+    noun = leaf.noun if leaf is not None else product.leaf_category
+    return noun.lower()
+
+
+class RefKind(str, enum.Enum):
+    ORDER_ID = "order_id"  # "order ORD-123456"
+    TITLE = "title"  # "the VoltEdge PowerPort Wall Charger I ordered recently"
+    BRAND = "brand"  # "the VoltEdge wall charger"
+    DATE = "date"  # "the wall charger I ordered on June 3" / "12 days ago"
+    NOTE = "note"  # "the wall charger I ordered for the office"
+    VARIANT = "variant"  # "the black wall charger"
+    ORDINAL = "ordinal"  # "the second wall charger order I placed recently" (by date among the leaf's lines)
+    NOUN = "noun"  # "the wall charger" (unique only when no look-alike exists)
+
+
+@dataclass(frozen=True)
+class OrderReference:
+    """A description of one order line that a customer can give; `matches` says which lines fit it."""
+
+    kind: RefKind
+    leaf: str  # the described line's leaf category ("" for ORDER_ID)
+    value: str  # order id, short name, brand, ISO date, note, variant value ("" for NOUN)
+
+    def matches(self, order: Order, line: OrderLine, catalog: Catalog) -> bool:
+        if self.kind is RefKind.ORDER_ID:
+            return order.order_id == self.value
+        product = catalog.get(line.product_id)
+        if product is None or product.leaf_category != self.leaf:
+            return False
+        if self.kind is RefKind.TITLE:
+            return short_name(product) == self.value
+        if self.kind is RefKind.BRAND:
+            return product.brand == self.value
+        if self.kind is RefKind.DATE:
+            return order.placed_at.date().isoformat() == self.value
+        if self.kind is RefKind.NOTE:
+            return order.note == self.value
+        if self.kind is RefKind.VARIANT:
+            variant = product.variant(line.variant_id) if line.variant_id else None
+            return variant is not None and variant.value == self.value
+        return True  # NOUN: any line of the leaf (ORDINAL is resolved by `matching_lines`)
+
+    def to_dict(self) -> dict[str, str]:
+        return {"kind": self.kind.value, "leaf": self.leaf, "value": self.value}
+
+
+ORDINALS = ("first", "second", "third")
+LATEST = "latest"
+
+
+def _leaf_lines(orders: list[Order], leaf: str, catalog: Catalog) -> list[tuple[Order, OrderLine]]:
+    """The account's lines of one leaf category, oldest order first."""
+    hits = [(o, ln) for o in orders for ln in o.lines
+            if (p := catalog.get(ln.product_id)) is not None and p.leaf_category == leaf]
+    return sorted(hits, key=lambda h: h[0].placed_at)
+
+
+def matching_lines(orders: list[Order], ref: OrderReference, catalog: Catalog) -> list[tuple[Order, OrderLine]]:
+    if ref.kind is RefKind.ORDINAL:
+        lines = _leaf_lines(orders, ref.leaf, catalog)
+        index = len(lines) - 1 if ref.value == LATEST else ORDINALS.index(ref.value)
+        return lines[index : index + 1] if len(lines) > 1 else []
+    return [(o, ln) for o in orders for ln in o.lines if ref.matches(o, ln, catalog)]
+
+
+def _ordinal_of(orders: list[Order], order: Order, line: OrderLine, leaf: str, catalog: Catalog) -> str | None:
+    lines = [(o.order_id, ln.line_id) for o, ln in _leaf_lines(orders, leaf, catalog)]
+    if len(lines) < 2:
+        return None
+    index = lines.index((order.order_id, line.line_id))
+    if index == len(lines) - 1:
+        return LATEST
+    return ORDINALS[index] if index < len(ORDINALS) else None
+
+
+def references_for(orders: list[Order], order: Order, line: OrderLine, catalog: Catalog) -> list[OrderReference]:
+    """Every description of (order, line) among `orders` a customer could give, unique or not."""
+    product = catalog.get(line.product_id)
+    assert product is not None
+    leaf = product.leaf_category
+    refs = [OrderReference(RefKind.ORDER_ID, "", order.order_id),
+            OrderReference(RefKind.TITLE, leaf, short_name(product)),
+            OrderReference(RefKind.BRAND, leaf, product.brand),
+            OrderReference(RefKind.DATE, leaf, order.placed_at.date().isoformat()),
+            OrderReference(RefKind.NOUN, leaf, "")]
+    if order.note:
+        refs.append(OrderReference(RefKind.NOTE, leaf, order.note))
+    variant = product.variant(line.variant_id) if line.variant_id else None
+    if variant is not None:
+        refs.append(OrderReference(RefKind.VARIANT, leaf, variant.value))
+    ordinal = _ordinal_of(orders, order, line, leaf, catalog)
+    if ordinal is not None:
+        refs.append(OrderReference(RefKind.ORDINAL, leaf, ordinal))
+    return refs
+
+
+def unique_references(orders: list[Order], order: Order, line: OrderLine, catalog: Catalog) -> list[OrderReference]:
+    """The descriptions that pick out exactly this line among all `orders` (ORDER_ID: exactly this order)."""
+    out = []
+    for ref in references_for(orders, order, line, catalog):
+        hits = matching_lines(orders, ref, catalog)
+        if ref.kind is RefKind.ORDER_ID or [(o.order_id, ln.line_id) for o, ln in hits] == \
+                [(order.order_id, line.line_id)]:
+            out.append(ref)
+    return out
+
+
+# ----------------------------------------------------------------- generator
+CARRIERS = ("UPS", "FedEx", "USPS", "DHL")
+NOTES = ("gift for Mom", "for the office", "for our camping trip", "for my nephew's birthday",
+         "for the new apartment", "gift for Dad", "for the holidays", "for my sister's wedding",
+         "for the kids' school", "for the cabin")
+#: Age in days at which an order can have each status (consistent with its dates).
+STATUS_AGE_DAYS: dict[OrderStatus, tuple[int, int]] = {
+    OrderStatus.CONFIRMED: (0, 1), OrderStatus.SHIPPED: (1, 3), OrderStatus.IN_TRANSIT: (2, 7),
+    OrderStatus.DELIVERED: (3, 40), OrderStatus.CANCELLED: (0, 40),
+}
+#: Background history: old delivered/cancelled orders, plus a few recent ones in other categories.
+BACKGROUND_OLD = (32, 40)
+BACKGROUND_RECENT = (2, 4)
+OLD_AGE_DAYS = (45, 540)
+RECENT_SPREAD_DAYS = 8  # look-alikes are placed within this many days of the target
+
+
+def statuses_for_age(days: int) -> list[OrderStatus]:
+    return [s for s, (lo, hi) in STATUS_AGE_DAYS.items() if lo <= days <= hi or (s is OrderStatus.DELIVERED
+                                                                                 and days > hi)]
+
+
+def _tracking_number(carrier: str, rng: random.Random) -> str:
+    digits = lambda n: "".join(str(rng.randrange(10)) for _ in range(n))  # noqa: E731
+    return {"UPS": "1Z" + digits(16), "FedEx": digits(12), "USPS": "9400" + digits(18)}.get(carrier, digits(10))
+
+
+def _new_order_id(rng: random.Random, taken: set[str]) -> str:
+    while True:
+        oid = f"ORD-{rng.randrange(100000, 1000000)}"
+        if oid not in taken:
+            taken.add(oid)
+            return oid
+
+
+@dataclass
+class OrderHistory:
+    """What one build added: the target order, its look-alikes, and the background."""
+
+    target: Order
+    target_line: OrderLine
+    confusable: list[Order] = field(default_factory=list)
+    background: list[Order] = field(default_factory=list)
+
+    @property
+    def recent_set(self) -> list[Order]:
+        """The orders an indirect reference must be resolved against: H_orders(d) of them."""
+        return [self.target, *self.confusable]
+
+
+class _Builder:
+    """Makes date-consistent orders with world-unique ids for one build."""
+
+    def __init__(self, world: World, rng: random.Random) -> None:
+        self.world, self.rng = world, rng
+        self.taken = {o.order_id for o in world.orders}
+        self.today = world.now.date()
+
+    def at(self, days_ago: int, lo_hour: int = 7, hi_hour: int = 22) -> datetime:
+        day = self.today - timedelta(days=days_ago)
+        hi = max(0, min(hi_hour, self.world.now.hour - 1)) if days_ago == 0 else hi_hour
+        return datetime.combine(day, time(self.rng.randint(min(lo_hour, hi), hi), self.rng.randrange(60)))
+
+    def line(self, order_id: str, n: int, product: Product, quantity: int, variant_id: str | None = None) -> OrderLine:
+        if variant_id is None and product.variants:
+            variant_id = self.rng.choice(product.variants).id
+        v = product.variant(variant_id) if variant_id else None
+        return OrderLine(f"{order_id}-L{n}", product.id, variant_id, quantity, v.price if v else product.price)
+
+    def order(self, products: list[Product], status: OrderStatus, placed_days_ago: int, *,
+              delivered_days_ago: int | None = None, note: str | None = None,
+              first_variant: str | None = None, first_quantity: int = 1) -> Order:
+        rng = self.rng
+        oid = _new_order_id(rng, self.taken)
+        lines = [self.line(oid, i + 1, p, first_quantity if i == 0 else rng.choice((1, 1, 1, 2)),
+                           first_variant if i == 0 else None) for i, p in enumerate(products)]
+        order = Order(oid, self.at(placed_days_ago), status, lines, note=note)
+        if status in (OrderStatus.SHIPPED, OrderStatus.IN_TRANSIT, OrderStatus.DELIVERED):
+            order.carrier = rng.choice(CARRIERS)
+            order.tracking_number = _tracking_number(order.carrier, rng)
+        if status in (OrderStatus.CONFIRMED, OrderStatus.SHIPPED, OrderStatus.IN_TRANSIT):
+            order.eta = self.today + timedelta(days=rng.randint(1, 5))
+        if status is OrderStatus.DELIVERED:
+            if delivered_days_ago is None:
+                transit = rng.randint(2, min(6, placed_days_ago))
+                delivered_days_ago = placed_days_ago - transit
+            order.delivered_at = self.at(delivered_days_ago, 9, 19)
+        self.world.orders.append(order)
+        return order
+
+    def status_for(self, days_ago: int) -> OrderStatus:
+        options = statuses_for_age(days_ago)
+        weights = [1 if s is OrderStatus.CANCELLED else 3 for s in options]
+        return self.rng.choices(options, weights)[0]
+
+
+def free_leaves(world: World, catalog: Catalog) -> list[str]:
+    """Leaf categories no order in the world uses yet (a new target's look-alikes stay its own)."""
+    used = {catalog.get(ln.product_id).leaf_category for o in world.orders for ln in o.lines
+            if catalog.get(ln.product_id) is not None}
+    return sorted(set(catalog.by_leaf_category) - used) or sorted(catalog.by_leaf_category)
+
+
+def build_order_history(world: World, rng: random.Random, target_product: Product, *, n_recent: int,
+                        target_status: OrderStatus, target_placed_days_ago: int,
+                        target_delivered_days_ago: int | None = None, target_variant_id: str | None = None,
+                        target_quantity: int = 1, extra_lines: int = 0, similar_share: float = 0.0,
+                        confusable_delivered: bool = False) -> OrderHistory:
+    """Append one customer's order history to `world` and return what was added.
+
+    - the target: `target_product` (first line) + `extra_lines` lines of other categories;
+    - `n_recent - 1` look-alikes: recent orders of other products of the same leaf
+      category (a share `similar_share` of them of the target's own brand, when the leaf
+      has such products), placed within RECENT_SPREAD_DAYS days of the target (delivered
+      ones only when `confusable_delivered`), with statuses consistent with their age;
+    - background: a few recent orders of other categories and ~25 old delivered or
+      cancelled ones, never in a leaf that a recent order of the world uses, so every
+      earlier build's references stay unique (E_JOURNEY).
+    The caller picks a description of the target with `unique_references`.
+    """
+    catalog = world.catalog
+    b = _Builder(world, rng)
+    leaf = target_product.leaf_category
+    recent_leaves = {catalog.get(ln.product_id).leaf_category for o in world.orders for ln in o.lines
+                     if (world.now - o.placed_at).days < OLD_AGE_DAYS[0]}
+    reserved = recent_leaves | {leaf}
+    other_leaves = [lf for lf in sorted(catalog.by_leaf_category) if lf not in reserved]
+
+    def product_of(leaves: list[str], exclude: set[str]) -> Product:
+        while True:
+            pool = catalog.by_leaf_category[rng.choice(leaves)]
+            p = catalog.products[rng.choice(pool)]
+            if p.id not in exclude:
+                return p
+
+    used_products = {target_product.id}
+    extras = []
+    for _ in range(extra_lines):
+        p = product_of(other_leaves, used_products)
+        used_products.add(p.id)
+        extras.append(p)
+    target = b.order([target_product, *extras], target_status, target_placed_days_ago,
+                     delivered_days_ago=target_delivered_days_ago, first_variant=target_variant_id,
+                     first_quantity=target_quantity, note=rng.choice(NOTES) if rng.random() < 0.35 else None)
+    history = OrderHistory(target, target.lines[0])
+
+    same_leaf = [catalog.products[i] for i in catalog.by_leaf_category[leaf]
+                 if catalog.products[i].id != target_product.id]
+    rng.shuffle(same_leaf)
+    same_brand = [p for p in same_leaf if p.brand == target_product.brand]
+    picks: list[Product] = []
+    for _ in range(min(len(same_leaf), max(0, n_recent - 1))):
+        pool = same_brand if same_brand and rng.random() < similar_share else same_leaf
+        p = next(x for x in pool + same_leaf if x not in picks)
+        picks.append(p)
+        if p in same_brand:
+            same_brand.remove(p)
+    for p in picks:
+        lo = max(0, target_placed_days_ago - RECENT_SPREAD_DAYS)
+        age = rng.randint(lo, target_placed_days_ago + RECENT_SPREAD_DAYS)
+        if confusable_delivered:
+            age = max(age, 3)
+        status = OrderStatus.DELIVERED if confusable_delivered else b.status_for(age)
+        delivered = None
+        if status is OrderStatus.DELIVERED and target_delivered_days_ago is not None:
+            delivered = max(0, min(age - 2, target_delivered_days_ago + rng.randint(-4, 4)))
+        more = [product_of(other_leaves, used_products)] if rng.random() < 0.3 else []
+        history.confusable.append(b.order([p, *more], status, age, delivered_days_ago=delivered,
+                                          note=rng.choice(NOTES) if rng.random() < 0.25 else None))
+
+    for _ in range(rng.randint(*BACKGROUND_RECENT)):
+        age = rng.randint(0, 20)
+        products = [product_of(other_leaves, set()) for _ in range(rng.choice((1, 1, 2)))]
+        history.background.append(b.order(products, b.status_for(age), age))
+    for _ in range(rng.randint(*BACKGROUND_OLD)):
+        age = rng.randint(*OLD_AGE_DAYS)
+        products = [product_of(other_leaves, set()) for _ in range(rng.choice((1, 1, 1, 2, 3)))]
+        status = OrderStatus.CANCELLED if rng.random() < 0.12 else OrderStatus.DELIVERED
+        history.background.append(b.order(products, status, age,
+                                          note=rng.choice(NOTES) if rng.random() < 0.1 else None))
+    return history
+
+
+__all__ = ["CARRIERS", "DEFAULT_RETURN_WINDOW_DAYS", "Eligibility", "NOTES", "Order", "OrderHistory",
+           "OrderLine", "OrderReference", "OrderStatus", "REASON_DESCRIPTIONS", "RETURN_FEES",
+           "RETURN_WINDOW_DAYS", "RefKind", "ReturnMethod", "ReturnReason", "ReturnRecord",
+           "SELLER_FAULT_REASONS", "build_order_history", "check_eligibility", "find_order", "free_leaves",
+           "matching_lines", "next_return_id", "product_noun", "references_for", "return_fee",
+           "return_window_days", "returns_of", "statuses_for_age", "unique_references"]
