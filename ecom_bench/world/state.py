@@ -73,6 +73,7 @@ class StockOut:
     item_ids: tuple[str, ...]
     on: Literal["referenced", "seen"] = "referenced"
     fired_at_turn: int | None = None
+    intent: int | None = None  # in a journey: fires only while this request is the active one
 
 
 @dataclass
@@ -136,7 +137,7 @@ class World:
         fired = []
         referenced = set(self.referenced_ids)
         for event in self.stock_outs:
-            if event.fired_at_turn is not None:
+            if event.fired_at_turn is not None or event.intent not in (None, self.intent):
                 continue
             if event.watch in (referenced if event.on == "referenced" else self.seen_ids):
                 self.set_out_of_stock(*event.item_ids)

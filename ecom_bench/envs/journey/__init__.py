@@ -1,0 +1,158 @@
+"""E_JOURNEY: one conversation chaining 2-5 requests from the seven atomic environments.
+
+L = min(5, 2+⌊d/4⌋) distinct atomic envs are drawn; each builds its sub-task into the
+SAME world (orders, policies, visit history accumulate), with its own hidden goal,
+user and answer. The user moves to the next request once the active one is answered
+with its env's final-answer tool, and with p_switch(d) interrupts a request with the
+next one before coming back (see `user.py`). r_task = mean of the sub-tasks' r_task;
+success iff every sub-task succeeds. The user's patience is T_max(d) per request
+(L·T_max in all), since one request's budget cannot cover five.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import ClassVar
+
+from ecom_bench._seeding import derive_seed, seeded_rng
+from ecom_bench.difficulty import Difficulty
+from ecom_bench.envs.base import Environment, Problem, SubTask, Verdict, new_world
+from ecom_bench.envs.context import EnvContext
+from ecom_bench.envs.journey.goal import JourneyGoal
+from ecom_bench.envs.journey.policies import JourneyHeuristic, JourneyOracle, JourneyRandom
+from ecom_bench.envs.journey.user import JourneyUser
+from ecom_bench.world import World
+
+#: The atomic environments a journey chains, in a fixed order (tool list order follows it).
+ATOMIC_ENVS = ("cart", "discovery", "substitution", "returns", "tracking", "policy", "bundle")
+
+
+def _atomic(name: str) -> Environment:
+    from ecom_bench.envs import get_env
+
+    return get_env(name)
+
+
+def journey_length(difficulty: Difficulty) -> int:
+    return min(5, 2 + difficulty.level // 4)
+
+
+def _tool_names() -> tuple[str, ...]:
+    from ecom_bench.envs import ENVIRONMENTS
+
+    names: list[str] = []
+    for env in ATOMIC_ENVS:
+        if env in ENVIRONMENTS:
+            names.extend(n for n in _atomic(env).tool_names if n not in names)
+    return tuple(names)
+
+
+JOURNEY_INSTRUCTIONS = """\
+You are a customer-service agent for an online store. The customer has several requests \
+and brings them up one after another (sometimes interrupting one with another). Each \
+kind of request has its own final-answer tool: checkout (building a cart order), \
+recommend_products (finding products or a substitute), the return and tracking answer \
+tools, the policy answer tool, and submit_bundle (a project shopping list). Handle the \
+customer's current request with the tools, give it its final answer, then tell the \
+customer; they will move on to their next request. Ask when a detail you need was not \
+given. Write plain replies to talk to the customer."""
+
+
+def _product_ids_in(value: object, world: World) -> set[str]:
+    """Catalogue product ids anywhere in a (hidden goal) structure."""
+    if isinstance(value, str):
+        return {value} if world.product(value) is not None else set()
+    if isinstance(value, dict):
+        return set().union(*(_product_ids_in(v, world) for v in value.values())) if value else set()
+    if isinstance(value, (list, tuple)):
+        return set().union(*(_product_ids_in(v, world) for v in value)) if value else set()
+    return set()
+
+
+def _keep_other_requests_solvable(world: World, tasks: list[SubTask]) -> None:
+    """Drop a request's scheduled stock-outs that would hit products another request's goal uses.
+
+    Stock-outs already fire only while their own request is active; this keeps one
+    request's p_oos event from making another request's answer (earlier or later)
+    wrong, so every journey stays solvable.
+    """
+    used: dict[int, set[str]] = {}
+    for t in tasks:
+        ids = _product_ids_in(t.goal.to_dict(), world)
+        variants = {v.id for pid in ids for v in world.product(pid).variants}  # type: ignore[union-attr]
+        used[t.intent] = ids | variants
+    world.stock_outs = [
+        e for e in world.stock_outs
+        if not any(set(e.item_ids) & ids for intent, ids in used.items() if intent != e.intent)
+    ]
+
+
+class JourneyEnv(Environment):
+    name: ClassVar[str] = "journey"
+    title: ClassVar[str] = "E_JOURNEY: multi-intent journey"
+    final_tool: ClassVar[str] = "the current request's final-answer tool"
+    instructions: ClassVar[str] = JOURNEY_INSTRUCTIONS
+    policies: ClassVar[dict[str, type]] = {"oracle": JourneyOracle, "heuristic": JourneyHeuristic,
+                                           "random": JourneyRandom}
+
+    @property
+    def tool_names(self) -> tuple[str, ...]:  # type: ignore[override]
+        return _tool_names()
+
+    def rules(self, difficulty: Difficulty) -> str:
+        return (
+            f"Rules: you may make at most {difficulty.tool_budget} tool call(s) before each message to the customer "
+            "(messages to the customer, including ask_user, and final-answer tools are not counted). "
+            f"The customer's patience is {difficulty.max_turns} turns in all. Only use ids that a tool has returned. "
+            "Give each request its final answer once; the conversation ends after the last request's answer."
+        )
+
+    def generate(self, context: EnvContext, seed: int, difficulty: Difficulty) -> Problem:
+        world = new_world(context, self.name, seed, difficulty)
+        task = self.build(world, seed, difficulty)
+        patience = dataclasses.replace(difficulty, max_turns=difficulty.max_turns * len(task.goal.tasks))
+        return Problem(env=self.name, seed=seed, difficulty=patience, world=world, task=task)
+
+    def build(self, world: World, seed: int, difficulty: Difficulty, intent: int = 0) -> SubTask:
+        rng = seeded_rng("journey", seed, difficulty.level)
+        envs = rng.sample(ATOMIC_ENVS, journey_length(difficulty))
+        tasks: list[SubTask] = []
+        for i, env in enumerate(envs):
+            before = len(world.stock_outs)
+            tasks.append(_atomic(env).build(world, derive_seed("journey", seed, difficulty.level, i, env),
+                                            difficulty, intent=i))
+            for event in world.stock_outs[before:]:
+                event.intent = i
+        _keep_other_requests_solvable(world, tasks)
+        openings = tuple(t.user.opening().text for t in tasks)
+        switches = tuple(rng.random() < difficulty.p_switch for _ in tasks[:-1]) + (False,)
+        world.intent = 0
+        goal = JourneyGoal(tuple(tasks), openings, switches)
+        return SubTask(env=self.name, goal=goal, user=JourneyUser(goal, derive_seed("journey-user", seed)),
+                       intent=intent)
+
+    def verify_task(self, task: SubTask, world: World) -> Verdict:
+        goal: JourneyGoal = task.goal
+        verdicts = [_atomic(t.env).verify_task(t, world) for t in goal.tasks]
+        r_task = sum(v.task for v in verdicts) / len(verdicts)
+        success = all(v.success for v in verdicts)
+        lines = [f"{i + 1}. {t.env}: {'success' if v.success else 'FAILED'} (task {v.task:+.2f}). {v.explanation}"
+                 for i, (t, v) in enumerate(zip(goal.tasks, verdicts))]
+        head = (f"{sum(v.success for v in verdicts)} of {len(verdicts)} requests succeeded; "
+                f"task = mean {r_task:+.2f}.")
+        return Verdict(task=r_task, success=success, explanation=" ".join([head, *lines]),
+                       details={"subtasks": [{"env": t.env, "task": v.task, "success": v.success,
+                                              "details": v.details} for t, v in zip(goal.tasks, verdicts)]})
+
+    def after_answer(self, problem: Problem) -> bool:
+        goal: JourneyGoal = problem.goal
+        world = problem.world
+        answer = world.answers[-1]
+        active = goal.tasks[world.intent]
+        if answer.intent != active.intent or answer.tool != _atomic(active.env).final_tool:
+            return False  # another request's tool: recorded, but this request stays open
+        user: JourneyUser = problem.user  # type: ignore[assignment]
+        return user.on_answer(world)
+
+
+__all__ = ["JourneyEnv", "journey_length"]

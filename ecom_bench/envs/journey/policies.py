@@ -1,0 +1,108 @@
+"""Scripted E_JOURNEY agents: each hands every request to that env's own policy.
+
+The conversation is split into requests at the user's "first / one more thing /
+before that / back to" phrases (`request_segments`); the active request's part of the
+conversation, behind the journey's system prompt, is exactly what an atomic episode of
+that env looks like, so the env's oracle, heuristic or random policy plays it. Once
+the request has its final answer, the agent tells the customer, who moves on.
+The oracle knows which env each request belongs to (the hidden goal); the honest
+policies tell it from the user's words (`classify_request`).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from typing import Any
+
+from ecom_bench.agents.base import AgentAction, Message, get_policy
+from ecom_bench.envs.journey.goal import request_opening, request_segments
+
+DONE_TEXT = "That's done. Is there anything else I can help you with?"
+
+#: Words that tell which kind of request a customer's message opens, checked in this
+#: order (the first env with a hit wins). Several cues per env, since noise may garble one.
+_REQUEST_CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("policy", ("policy", "policies", "per your", "what does your")),
+    ("substitution", ("out of stock", "sold out", "substitute", "something similar", "similar instead")),
+    ("returns", ("return the", "exchange the", "to return", "to exchange", "send back", "refund")),
+    ("tracking", ("status", "where the", "where my", "track")),
+    ("bundle", ("what i need", "need:", "find:", "few other things", "more things", "not everything",
+                "in total", "going on", "bringing home", "setting up")),
+    ("cart", ("cart", "i'd like to order", "shopping list")),
+)
+
+
+def classify_request(text: str) -> str:
+    """The env a request belongs to, from the customer's words (discovery when nothing else fits)."""
+    low = " ".join(text.lower().split())
+    for env, cues in _REQUEST_CUES:
+        if any(cue in low for cue in cues):
+            return env
+    return "discovery"
+
+
+def _norm(text: str) -> str:
+    return re.sub(r"\s+", " ", text).strip()
+
+
+class _Delegating:
+    """Split into requests, pick the active one, let its env's policy act on its part."""
+
+    name = "journey"
+    reads_hidden_goal = False
+    sub_policy = "heuristic"
+
+    def _env_of(self, opening: str, index: int, hidden: dict[str, Any] | None) -> tuple[str, dict[str, Any] | None]:
+        return classify_request(opening), None
+
+    def act(self, messages: list[Message], hidden: dict[str, Any] | None) -> AgentAction:
+        from ecom_bench.envs import get_env
+
+        segments = request_segments([(m.role, m.text) for m in messages])
+        if not segments:
+            return AgentAction(text="Hello! How can I help you today?")
+        # The active request is the one whose segment holds the latest message.
+        k, (opening, indices) = max(enumerate(segments), key=lambda s: s[1][1][-1])
+        env, sub_hidden = self._env_of(opening, k, hidden)
+        final_tool = get_env(env).final_tool
+        view = [messages[0]] + [self._as_atomic(messages[i]) for i in indices]
+        if any(m.role == "tool" and m.tool_name == final_tool and not m.error for m in view):
+            return AgentAction(text=DONE_TEXT)
+        action = get_policy(env, self.sub_policy).act(view, sub_hidden)
+        # Keep call ids unique across requests (sub-policies number them by position).
+        calls = tuple(replace(c, id=f"r{k}-{c.id}") for c in action.tool_calls)
+        return AgentAction(text=action.text, tool_calls=calls)
+
+
+    @staticmethod
+    def _as_atomic(m: Message) -> Message:
+        """A request's opening message without the journey's "one more thing" framing."""
+        opened = request_opening(m.text) if m.role == "user" else None
+        return replace(m, text=opened[1]) if opened else m
+
+
+class JourneyOracle(_Delegating):
+    name = "oracle"
+    reads_hidden_goal = True
+    sub_policy = "oracle"
+
+    def _env_of(self, opening: str, index: int, hidden: dict[str, Any] | None) -> tuple[str, dict[str, Any] | None]:
+        if hidden is None:
+            raise ValueError("the oracle needs the hidden goal")
+        for intent in hidden["goal"]["intents"]:
+            if _norm(intent["opening"]) == _norm(opening):
+                sub = {"env": intent["env"], "seed": hidden["seed"], "difficulty": hidden["difficulty"],
+                       "goal": intent["goal"], "persona": intent["persona"]}
+                return intent["env"], sub
+        raise ValueError(f"no request of this journey opens with {opening[:80]!r}")
+
+
+class JourneyHeuristic(_Delegating):
+    name = "heuristic"
+    sub_policy = "heuristic"
+
+
+class JourneyRandom(_Delegating):
+    name = "random"
+    sub_policy = "random"

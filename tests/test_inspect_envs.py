@@ -1,0 +1,52 @@
+"""Every environment and the collections through Inspect, with our scripted models."""
+
+from __future__ import annotations
+
+import pytest
+from inspect_ai import eval as inspect_eval
+
+from conftest import TEST_CATALOG_SIZE
+from ecom_bench import tasks
+from ecom_bench.envs import COLLECTIONS, ENVIRONMENTS
+
+
+def run(task, model, log_dir, **task_args):
+    args = {"catalog_size": TEST_CATALOG_SIZE, **task_args}
+    [log] = inspect_eval(task(**args), model=model, log_dir=str(log_dir), display="none")
+    assert log.status == "success", log.error
+    assert not [s for s in log.samples if s.error]
+    return log
+
+
+@pytest.mark.parametrize("env", list(ENVIRONMENTS))
+def test_oracle_succeeds_on_every_env_through_inspect(tmp_path, env):
+    log = run(getattr(tasks, env), "ecom/oracle", tmp_path, difficulty=6, samples=3)
+    for s in log.samples:
+        score = s.scores["episode_scorer"]
+        assert score.value["success"] == 1.0, score.explanation
+        assert score.metadata["env"] == env and score.explanation
+    assert log.eval.task_args["difficulty"] == 6
+
+
+@pytest.mark.parametrize("model", ["ecom/heuristic", "ecom/random"])
+def test_collection_c8_runs_all_eight_and_splits_per_env(tmp_path, model):
+    log = run(tasks.collection, model, tmp_path, envs="C8", difficulty=3, samples=16)
+    envs = [s.metadata["env"] for s in log.samples]
+    assert sorted(set(envs)) == sorted(COLLECTIONS["C8"]) and all(envs.count(e) == 2 for e in set(envs))
+    assert all(s.id.startswith(s.metadata["env"] + "-d3-s0-") for s in log.samples)
+    # every score key reports its overall mean and its mean per env (Inspect names them grouped_<env>)
+    by_key = {s.name: s.metrics for s in log.results.scores}
+    assert set(by_key) == {"task", "efficiency", "hallucination", "total", "success"}
+    for metrics in by_key.values():
+        assert {f"grouped_{e}" for e in COLLECTIONS["C8"]} <= set(metrics) and "mean" in metrics
+    samples_success = {e: [s.scores["episode_scorer"].value["success"] for s in log.samples
+                           if s.metadata["env"] == e] for e in COLLECTIONS["C8"]}
+    for e, values in samples_success.items():
+        assert by_key["success"][f"grouped_{e}"].value == pytest.approx(sum(values) / len(values))
+
+
+def test_collection_rejects_unknown_names():
+    with pytest.raises(ValueError, match="unknown environment 'carts'"):
+        tasks.collection(envs="cart,carts", samples=2, catalog_size=TEST_CATALOG_SIZE)
+    with pytest.raises(ValueError, match="envs must name a collection"):
+        tasks.collection(envs=" , ", samples=2, catalog_size=TEST_CATALOG_SIZE)
