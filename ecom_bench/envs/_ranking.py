@@ -1,0 +1,520 @@
+"""Shared mechanics of E_PD (discovery) and E_SUB (substitution), written once.
+
+Both envs hide a set of constraints, grade every catalogue product by how well it
+meets them (s(p) in [0, 1]), rank an evaluation pool by a graded relevance, and
+score the agent's recommendation list by nDCG@k and the share of it that is out of
+stock. This module holds those pieces plus the p_oos schedule and the scripted
+oracle and random agents, which play both envs the same way.
+
+* **Constraints.** price ≤ budget, leaf category, brand, min rating, max ship days,
+  attribute values. A product meets an attribute constraint when it *offers* the
+  value: its own attribute or one of its variants along that attribute (a charger
+  sold in USB-C and Lightning offers both).
+  Per-constraint satisfaction is 1 when met; categorical misses are 0; numeric misses
+  decay (10% over budget → 0.5, a quarter star short → 0.5, one day late → 0.5).
+  s(p) is the mean over the constraints.
+* **Pool (SPEC pitfall 1).** The verifier computes its own evaluation pool from the
+  catalogue: the top-500 products by s(p) (ties by catalogue order), restricted by an
+  env's hard gate (E_SUB: compatibility, not the original). The pool fixes the ideal
+  DCG; a recommended product outside it is still graded by the same formula.
+* **Relevance.** rel(p) = (1 + base′(p)) / 2 for an in-stock product that meets every
+  constraint and passes the gate, else 0 (a product that breaks a hard requirement is
+  no answer, however close). base(p) is the env's score (E_PD: the hidden persona's
+  utility; E_SUB: λ·sim(p, p0) + (1−λ)·s(p)), rescaled to [0, 1] over the pool
+  (base′), so every right product earns at least half and the customer's taste decides
+  the order among them.
+* **nDCG@k** with linear gains; the ideal is the pool's k most relevant products in
+  stock at scoring time (one that went out of stock is no longer a relevant answer),
+  so when fewer than k products qualify, the short exact list is ideal. Clipped at 1
+  (the pool can undercount the ideal only when over 500 products tie at s = 1).
+* **Success** (both envs): every pick is in stock, passes the gate and meets every
+  constraint, and nDCG@k ≥ 0.6. The reference r_task tops out below 0.95 (0.90 / 0.80),
+  so SPEC's default threshold cannot apply; this rule is what an honest agent that
+  checks each requirement reaches and what random retrieved ids almost never do.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import re
+from dataclasses import asdict, dataclass
+from functools import lru_cache
+from typing import Any, Literal, Protocol
+
+import numpy as np
+
+from ecom_bench._seeding import derive_seed
+from ecom_bench.agents.base import AgentAction, Message, ToolCallRequest, tool_results
+from ecom_bench.catalog import Catalog, Product
+from ecom_bench.catalog.taxonomy import LEAF_BY_PATH, attribute_label
+from ecom_bench.difficulty import Difficulty
+from ecom_bench.world import World
+from ecom_bench.world.state import StockOut
+
+ConstraintKind = Literal["price", "category", "brand", "rating", "ship", "attribute"]
+
+POOL_SIZE = 500
+#: Length of the ideal ranked list handed to the oracle (enough to replace stock-outs).
+RANKED_LIST = 40
+#: Success needs at least this nDCG@k (besides every pick meeting every requirement).
+SUCCESS_NDCG = 0.6
+PERSONA_DIMENSIONS = ("price", "rating", "ship_speed", "brand", "similarity")
+PERSONA_BASE_ALPHA = (2.0, 2.0, 1.0, 1.0, 1.0)
+PERSONA_BOOST = 3.0
+#: Which persona dimension a constraint kind makes the user care about (aligned preferences).
+DIMENSION_OF: dict[str, str] = {"price": "price", "rating": "rating", "ship": "ship_speed", "brand": "brand",
+                                "category": "similarity", "attribute": "similarity"}
+MAX_SHIP_DAYS = 10
+
+
+def _fold(text: Any) -> str:
+    return " ".join(str(text).split()).casefold()
+
+
+def category_noun(product: Product) -> str:
+    """What a shopper calls the product's kind ("wall charger"); the leaf name off-taxonomy."""
+    leaf = LEAF_BY_PATH.get(tuple(product.category))
+    return (leaf.noun if leaf else product.leaf_category).lower()
+
+
+def offered_values(product: Product, attribute: str) -> frozenset[str]:
+    """The values of `attribute` a product can be bought in: its own and its variants'."""
+    values = {_fold(product.attributes[attribute])} if attribute in product.attributes else set()
+    values.update(_fold(v.value) for v in product.variants if v.attribute == attribute)
+    return frozenset(values)
+
+
+def variant_attribute(product: Product) -> str | None:
+    """The attribute the product's variants vary along (None if it has no real variants)."""
+    attrs = {v.attribute for v in product.variants}
+    if len(product.variants) < 2 or len(attrs) != 1:
+        return None
+    attr = attrs.pop()
+    return attr if attr in product.attributes else None
+
+
+# ----------------------------------------------------------------- constraints
+@dataclass(frozen=True)
+class Constraint:
+    """One hard requirement of the customer. `value`: budget, leaf, brand, stars, days or attribute value."""
+
+    kind: ConstraintKind
+    value: Any
+    attribute: str | None = None  # only for kind="attribute"
+
+    @property
+    def slot(self) -> str:
+        """The Disclosure slot of this constraint."""
+        return f"attribute:{self.attribute}" if self.kind == "attribute" else self.kind
+
+    @property
+    def label(self) -> str:
+        return attribute_label(self.attribute) if self.attribute else self.kind
+
+    def satisfaction(self, p: Product) -> float:
+        if self.kind == "price":
+            return 1.0 if p.price <= self.value else max(0.0, 1.0 - 5.0 * (p.price - self.value) / self.value)
+        if self.kind == "rating":
+            return 1.0 if p.rating >= self.value else max(0.0, 1.0 - 2.0 * (self.value - p.rating))
+        if self.kind == "ship":
+            return 1.0 if p.ship_days <= self.value else max(0.0, 1.0 - 0.5 * (p.ship_days - self.value))
+        if self.kind == "category":
+            return float(p.leaf_category == self.value)
+        if self.kind == "brand":
+            return float(_fold(p.brand) == _fold(self.value))
+        assert self.attribute is not None
+        return float(_fold(self.value) in offered_values(p, self.attribute))
+
+    def describe(self) -> str:
+        """Readable form for explanations: 'price <= $35', 'connector = USB-C'."""
+        if self.kind == "price":
+            return f"price <= ${self.value:g}"
+        if self.kind == "rating":
+            return f"rating >= {self.value:g}"
+        if self.kind == "ship":
+            return f"ships within {self.value} days"
+        if self.kind in ("category", "brand"):
+            return f"{self.kind} {self.value}"
+        return f"{self.label} = {self.value}"
+
+    def actual(self, p: Product) -> str:
+        """The product's own value for this constraint (for explanations and the user's corrections)."""
+        if self.kind == "price":
+            return f"${p.price:g}"
+        if self.kind == "rating":
+            return f"{p.rating:g} stars"
+        if self.kind == "ship":
+            return f"{p.ship_days} days"
+        if self.kind == "category":
+            return p.leaf_category
+        if self.kind == "brand":
+            return p.brand
+        assert self.attribute is not None
+        return ", ".join(sorted(offered_values(p, self.attribute))) or "none"
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def constraints_from(product: Product, rng: random.Random, m: int, difficulty: Difficulty,
+                     skip_attributes: tuple[str, ...] = ()) -> tuple[Constraint, tuple[Constraint, ...]]:
+    """The request's subject (`product`'s leaf category) and m more constraints it satisfies.
+
+    The category is always stated and not counted in m: a one-word search gets it right
+    for free, so counting it let random lists pass at low d. The m constraints are the
+    budget price·(1+δ), δ ~ U(0, 0.5·e^(−d/5)) (SPEC), then m−1 of brand, min rating, max
+    ship days and the attribute values not in `skip_attributes`; m is capped at the types
+    the product has (at least 6: brand, rating, ship days and 2+ attributes, + budget).
+    """
+    delta = rng.uniform(0.0, 0.5 * math.exp(-difficulty.level / 5))
+    budget = float(math.ceil(product.price * (1.0 + delta)))
+    others = [Constraint("brand", product.brand),
+              Constraint("rating", max(1.0, math.floor(product.rating * 2) / 2)),
+              Constraint("ship", min(MAX_SHIP_DAYS, product.ship_days + rng.randint(0, 1)))]
+    others += [Constraint("attribute", value, attribute=name) for name, value in sorted(product.attributes.items())
+               if name not in skip_attributes]
+    rng.shuffle(others)
+    return Constraint("category", product.leaf_category), (Constraint("price", budget), *others[: max(0, m - 1)])
+
+
+# ------------------------------------------------------- satisfaction, vectorised
+@lru_cache(maxsize=8)
+def _columns(catalog: Catalog) -> tuple[np.ndarray, np.ndarray]:
+    leaves = np.array([p.leaf_category for p in catalog.products], dtype=object)
+    brands = np.array([_fold(p.brand) for p in catalog.products], dtype=object)
+    return leaves, brands
+
+
+@lru_cache(maxsize=64)
+def _offers(catalog: Catalog, attribute: str) -> tuple[frozenset[str], ...]:
+    return tuple(offered_values(p, attribute) for p in catalog.products)
+
+
+def satisfaction_matrix(catalog: Catalog, constraints: tuple[Constraint, ...]) -> np.ndarray:
+    """(n_products, m) per-constraint satisfaction of every catalogue product (same rule as `satisfaction`)."""
+    n = len(catalog)
+    out = np.zeros((n, len(constraints)), dtype=np.float64)
+    leaves, brands = _columns(catalog)
+    for j, c in enumerate(constraints):
+        if c.kind == "price":
+            col = np.where(catalog.prices <= c.value, 1.0, 1.0 - 5.0 * (catalog.prices - c.value) / c.value)
+        elif c.kind == "rating":
+            col = np.where(catalog.ratings >= c.value, 1.0, 1.0 - 2.0 * (c.value - catalog.ratings))
+        elif c.kind == "ship":
+            col = np.where(catalog.ship_days <= c.value, 1.0, 1.0 - 0.5 * (catalog.ship_days - c.value))
+        elif c.kind == "category":
+            col = (leaves == c.value).astype(np.float64)
+        elif c.kind == "brand":
+            col = (brands == _fold(c.value)).astype(np.float64)
+        else:
+            want = _fold(c.value)
+            col = np.fromiter((want in s for s in _offers(catalog, c.attribute)), dtype=np.float64, count=n)
+        out[:, j] = np.clip(col, 0.0, 1.0)
+    return out
+
+
+# --------------------------------------------------------------------- persona
+def sample_persona(seed: int, constraints: tuple[Constraint, ...]) -> dict[str, float]:
+    """Hidden preference weights ~ Dirichlet(α), α = [2,2,1,1,1] + 3 on every constrained dimension."""
+    boosted = {DIMENSION_OF[c.kind] for c in constraints}
+    alpha = np.array([a + (PERSONA_BOOST if d in boosted else 0.0)
+                      for d, a in zip(PERSONA_DIMENSIONS, PERSONA_BASE_ALPHA)])
+    w = np.random.default_rng(derive_seed(seed, "persona")).dirichlet(alpha)
+    return {d: round(float(x), 4) for d, x in zip(PERSONA_DIMENSIONS, w)}
+
+
+def persona_utility(weights: dict[str, float], p: Product, *, budget: float, brand: str, sim: float) -> float:
+    """u(p) in [0, 1]: the persona's weighted taste for price, rating, speed, brand and similarity."""
+    scores = {
+        "price": min(1.0, max(0.0, 1.0 - 0.5 * p.price / budget)),
+        "rating": (p.rating - 1.0) / 4.0,
+        "ship_speed": (MAX_SHIP_DAYS - min(p.ship_days, MAX_SHIP_DAYS)) / (MAX_SHIP_DAYS - 1),
+        "brand": float(_fold(p.brand) == _fold(brand)),
+        "similarity": max(0.0, sim),
+    }
+    return float(sum(weights[d] * scores[d] for d in PERSONA_DIMENSIONS))
+
+
+# --------------------------------------------------------------- the ranking goal
+class RankingGoal(Protocol):
+    """What both envs' hidden goals provide to the shared scoring."""
+
+    k: int
+    reference_id: str  # the product similarity is measured to (E_PD target, E_SUB original)
+
+    @property
+    def requirements(self) -> tuple[Constraint, ...]:
+        """Every constraint scored by s(p): the category, then the m constraints."""
+        ...
+
+    def gate(self, p: Product) -> bool:
+        """Hard requirement beyond the constraints (E_SUB: compatible and not the original)."""
+        ...
+
+    def gate_problem(self, p: Product) -> str:
+        """Why `p` fails the gate, for explanations ('' if it passes)."""
+        ...
+
+    def base_relevance(self, p: Product, s: float, sim: float) -> float:
+        """The env's score for ordering right products, in [0, 1]."""
+        ...
+
+
+def similarity(world: World, reference_id: str, ids: list[str]) -> dict[str, float]:
+    if world.search_engine is None or not ids:
+        return {i: 0.0 for i in ids}
+    sims = world.search_engine.similarities(reference_id, ids)
+    return {i: float(x) for i, x in zip(ids, sims)}
+
+
+def graded(goal: RankingGoal, world: World, ids: list[str]) -> dict[str, dict[str, Any]]:
+    """For each id: s(p), whether it meets every constraint, the gate, stock and the env's base score."""
+    products = [p for p in (world.product(i) for i in dict.fromkeys(ids)) if p is not None]
+    sims = similarity(world, goal.reference_id, [p.id for p in products])
+    out: dict[str, dict[str, Any]] = {}
+    for p in products:
+        sats = [c.satisfaction(p) for c in goal.requirements]
+        s = sum(sats) / len(sats)
+        out[p.id] = {"s": s, "meets_all": all(x == 1.0 for x in sats), "gate": goal.gate(p),
+                     "in_stock": world.in_stock(p), "base": goal.base_relevance(p, s, sims[p.id]),
+                     "violated": [c for c, x in zip(goal.requirements, sats) if x < 1.0]}
+    return out
+
+
+def relevance(grade: dict[str, Any], span: tuple[float, float]) -> float:
+    """(1 + base rescaled to [0, 1] by the pool's span) / 2 for a right, in-stock product; else 0."""
+    if not (grade["meets_all"] and grade["gate"] and grade["in_stock"]):
+        return 0.0
+    lo, hi = span
+    scaled = min(1.0, max(0.0, (grade["base"] - lo) / (hi - lo))) if hi > lo else 1.0
+    return (1.0 + scaled) / 2.0
+
+
+def evaluation_pool(goal: RankingGoal, catalog: Catalog) -> list[str]:
+    """The top-500 products by s(p) that pass the env's gate (ties by catalogue order)."""
+    s = satisfaction_matrix(catalog, goal.requirements).mean(axis=1)
+    order = np.lexsort((np.arange(len(s)), -s))
+    pool: list[str] = []
+    for i in order:
+        p = catalog.products[int(i)]
+        if goal.gate(p):
+            pool.append(p.id)
+            if len(pool) >= POOL_SIZE:
+                break
+    return pool
+
+
+@dataclass(frozen=True)
+class Ideal:
+    ranked: list[tuple[str, float]]  # in-stock pool products with positive relevance, best first
+    span: tuple[float, float]
+    pool: list[str]  # the evaluation pool, by s(p)
+
+
+def ideal_ranking(goal: RankingGoal, world: World) -> Ideal:
+    """The pool graded now: its relevant products, best first (ties by id), and its base span."""
+    pool = evaluation_pool(goal, world.catalog)
+    grades = graded(goal, world, pool)
+    bases = [g["base"] for g in grades.values()]
+    span = (min(bases), max(bases)) if bases else (0.0, 1.0)
+    ranked = [(i, relevance(g, span)) for i, g in grades.items()]
+    ranked = sorted(((i, r) for i, r in ranked if r > 0), key=lambda x: (-x[1], x[0]))
+    return Ideal(ranked, span, pool)
+
+
+def dcg(gains: list[float]) -> float:
+    return float(sum(g / math.log2(i + 2) for i, g in enumerate(gains)))
+
+
+def ndcg_at_k(gains: list[float], ideal_gains: list[float], k: int) -> float:
+    ideal = dcg(sorted(ideal_gains, reverse=True)[:k])
+    return 0.0 if ideal <= 0 else min(1.0, dcg(gains[:k]) / ideal)
+
+
+@dataclass(frozen=True)
+class ListScore:
+    """The shared measurements of one recommendation list."""
+
+    ids: tuple[str, ...]
+    ndcg: float
+    oos_share: float
+    s_best: float
+    grades: dict[str, dict[str, Any]]
+    ideal_ids: tuple[str, ...]
+
+    def all_ok(self) -> bool:
+        """Every pick meets every constraint, passes the gate and is in stock."""
+        return bool(self.ids) and all(g["meets_all"] and g["gate"] and g["in_stock"] for g in self.grades.values())
+
+    def success(self) -> bool:
+        return self.all_ok() and self.ndcg >= SUCCESS_NDCG
+
+
+def score_list(goal: RankingGoal, world: World, ids: list[str]) -> ListScore:
+    ids = [i for i in dict.fromkeys(ids) if world.product(i) is not None][: goal.k]
+    ideal = ideal_ranking(goal, world)
+    grades = graded(goal, world, ids)
+    for g in grades.values():
+        g["rel"] = relevance(g, ideal.span)
+    gains = [grades[i]["rel"] for i in ids]
+    oos = sum(1 for i in ids if not grades[i]["in_stock"]) / len(ids) if ids else 0.0
+    s_best = max((grades[i]["s"] for i in ids), default=0.0)
+    return ListScore(tuple(ids), ndcg_at_k(gains, [r for _, r in ideal.ranked], goal.k), oos, s_best, grades,
+                     tuple(i for i, _ in ideal.ranked[: goal.k]))
+
+
+def explain_problems(goal: RankingGoal, world: World, score: ListScore) -> list[str]:
+    """One phrase per problem of the list, for the verdict."""
+    problems = []
+    for rank, pid in enumerate(score.ids, 1):
+        g = score.grades[pid]
+        p = world.product(pid)
+        assert p is not None
+        bits = [goal.gate_problem(p)] if not g["gate"] else []
+        bits += [f"{c.describe()} but has {c.actual(p)}" for c in g["violated"]]
+        if not g["in_stock"]:
+            bits.append("out of stock")
+        if bits:
+            problems.append(f"#{rank} {pid}: " + "; ".join(bits))
+    return problems
+
+
+# ------------------------------------------------------------------ p_oos(d)
+def schedule_stock_outs(world: World, rng: random.Random, candidates: list[str], p_oos: float) -> list[str]:
+    """Each good candidate goes out of stock, w.p. p_oos, at the end of the turn a tool first shows it."""
+    doomed = [pid for pid in candidates if rng.random() < p_oos]
+    world.stock_outs.extend(StockOut(watch=pid, item_ids=(pid,), on="seen") for pid in doomed)
+    return doomed
+
+
+@dataclass(frozen=True)
+class OraclePlan:
+    turns: tuple[tuple[str, ...], ...]  # ids to view per turn; the last turn ends with the answer
+    answer: tuple[str, ...]
+
+
+def oracle_plan(ranked: list[str], doomed: set[str], k: int, budget: int) -> OraclePlan:
+    """How to end with the exact in-stock ideal list, knowing which viewed ids will go out of stock.
+
+    A doomed id viewed in a turn that ends with a message goes out of stock; one viewed
+    in the final turn (the answer turn) does not. Take the shortest prefix of the ranked
+    list whose non-doomed ids plus at most `budget` doomed ones make the answer: the
+    prefix's other doomed ids are viewed early, go out of stock and leave the ideal.
+    """
+    for n in range(min(k, len(ranked)), len(ranked) + 1):
+        prefix = ranked[:n]
+        kept = [i for i in prefix if i not in doomed]
+        doomed_in = [i for i in prefix if i in doomed]
+        size = k if n < len(ranked) else min(k, len(kept) + min(budget, len(doomed_in)))
+        need = size - len(kept)
+        if 0 <= need <= budget:
+            fired = doomed_in[need:]
+            answer = tuple(i for i in prefix if i not in fired)
+            views = fired + kept + doomed_in[:need]
+            last = min(budget, size)
+            early = views[: len(views) - last]
+            turns = [tuple(early[i : i + budget]) for i in range(0, len(early), budget)]
+            return OraclePlan(tuple(turns) + (tuple(views[len(views) - last:]),), answer)
+    raise ValueError("the ranked list is empty")
+
+
+def search_shown(world: World, search: dict[str, Any]) -> set[str]:
+    """The product ids the oracle's opening catalog_search shows (the same call the tool makes)."""
+    from ecom_bench.catalog.search import SearchFilters
+
+    args = {k: v for k, v in search.items() if k not in ("query", "limit")}
+    return {p.id for p in world.search(search["query"], SearchFilters(**args), search["limit"])}
+
+
+def settle_stock_outs(world: World, ranked: list[str], doomed: list[str], shown: set[str], k: int,
+                      difficulty: Difficulty) -> list[str]:
+    """Drop scheduled stock-outs (highest-ranked first) until the oracle's play fits T_max turns.
+
+    The oracle spends one turn on a search (the doomed ids it shows go out of stock),
+    then follows `oracle_plan` over what is left.
+    """
+    doomed = list(doomed)
+
+    def turns() -> int:
+        left = [i for i in ranked if not (i in shown and i in doomed)]
+        return 1 + len(oracle_plan(left, set(doomed) - shown, k, difficulty.tool_budget).turns)
+
+    while turns() > difficulty.max_turns:
+        spared = next(i for i in ranked if i in doomed and i not in shown)
+        doomed.remove(spared)
+        world.stock_outs[:] = [e for e in world.stock_outs if not (e.watch == spared and e.item_ids == (spared,))]
+    return doomed
+
+
+# ---------------------------------------------------------------- shared agents
+def _call(name: str, n: int, **arguments: Any) -> ToolCallRequest:
+    return ToolCallRequest(name, arguments, id=f"{name}-{n}")
+
+
+class RecommendOracle:
+    """One search, then views each id it will recommend (catalog_get_product), then recommends.
+
+    It reads the hidden ranked list and the scheduled stock-outs. Its opening search
+    (whose doomed hits go out of stock when that turn ends) tells it, from the result,
+    which ideal ids are gone; `oracle_plan` then orders its views within B_tool per turn
+    so that it ends with exactly the in-stock ideal list. Steps are counted from its own
+    messages, so it also works inside a journey.
+    """
+
+    name = "oracle"
+    reads_hidden_goal = True
+
+    def act(self, messages: list[Message], hidden: dict[str, Any] | None) -> AgentAction:
+        if hidden is None:
+            raise ValueError("the oracle needs the hidden goal")
+        goal = hidden["goal"]
+        step = sum(1 for m in messages if m.role == "assistant")
+        if step == 0:
+            return AgentAction(tool_calls=(_call("catalog_search", 0, **goal["oracle_search"]),))
+        if step == 1:
+            return AgentAction(text="I'm checking a few options for you.")
+        shown = {row["product_id"] for c, out in tool_results(messages) if c.name == "catalog_search"
+                 for row in (out.json() or {}).get("results", [])}
+        doomed = set(goal["doomed_ids"])
+        ranked = [i for i in goal["ranked_ids"] if not (i in shown and i in doomed)]
+        budget = Difficulty.from_level(hidden["difficulty"]).tool_budget
+        plan = oracle_plan(ranked, doomed - shown, goal["k"], budget)
+        actions: list[AgentAction] = []
+        n = 1
+        for t, ids in enumerate(plan.turns):
+            calls = tuple(_call("catalog_get_product", n + j, product_id=i) for j, i in enumerate(ids))
+            n += len(ids)
+            if t < len(plan.turns) - 1:
+                actions += [AgentAction(tool_calls=calls), AgentAction(text="Let me check a few more.")]
+            else:
+                actions.append(AgentAction(tool_calls=calls + (_call("recommend_products", n,
+                                                                     product_ids=list(plan.answer)),)))
+        return actions[min(step - 2, len(actions) - 1)]
+
+
+def requested_k(text: str, default: int = 3) -> int:
+    """The list size the customer asked for ("your top 4 picks")."""
+    m = re.search(r"\btop (\d{1,2})\b", text.lower())
+    return int(m.group(1)) if m else default
+
+
+class RecommendRandom:
+    """One search on the customer's own words, then k random ids from its results."""
+
+    name = "random"
+    reads_hidden_goal = False
+
+    def act(self, messages: list[Message], hidden: dict[str, Any] | None) -> AgentAction:
+        users = [m for m in messages if m.role == "user"]
+        opening = users[0].text if users else ""
+        searches = [(c, r) for c, r in tool_results(messages) if c.name == "catalog_search"]
+        if not searches:
+            return AgentAction(tool_calls=(_call("catalog_search", len(messages), query=opening[:400] or "product"),))
+        results = (searches[-1][1].json() or {}).get("results", [])
+        ids = [r["product_id"] for r in results]
+        if not ids:
+            return AgentAction(text="Sorry, I could not find anything for that.")
+        rng = random.Random(derive_seed("random-recommender", opening))
+        picks = rng.sample(ids, min(requested_k(opening), len(ids)))
+        return AgentAction(tool_calls=(_call("recommend_products", len(messages), product_ids=picks),))

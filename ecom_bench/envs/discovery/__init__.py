@@ -1,0 +1,56 @@
+"""E_PD: find products that satisfy all of the customer's constraints.
+
+generator.py draws a hidden in-stock target and m constraints it meets (budget
+price·(1+δ), its leaf category, then brand / rating / ship days / attribute values);
+user.py is the shopper (strategic omission, feedback on proposals); verifier.py
+scores the list with SPEC's formula over a pool computed from the catalogue
+(`envs._ranking`); policies.py holds the scripted agents.
+
+Success: every pick is in stock and meets every constraint, and nDCG@k ≥ 0.6 (a
+persona-ordered list of right products; r_task ≥ 0.95 would demand the hidden
+persona's exact order). The leaf category is the request's subject, always stated and
+not counted in m (SPEC counts it among the m−1 others; a plain search gets it right for
+free, which let random lists pass). m is capped at the constraint types the target has
+(budget, brand, rating, ship days and its 2-4 attributes: 6-8), so m stops growing from
+d = 10-14 on.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from ecom_bench.difficulty import Difficulty
+from ecom_bench.envs.base import Environment, SubTask, Verdict
+from ecom_bench.envs.discovery.generator import build_discovery
+from ecom_bench.envs.discovery.policies import DISCOVERY_POLICIES
+from ecom_bench.envs.discovery.verifier import verify_discovery
+from ecom_bench.world import World
+
+DISCOVERY_INSTRUCTIONS = """\
+You are a shopping assistant for an online store. The customer is looking for a kind of \
+product and has requirements (budget, brand, rating, shipping time, features such as \
+connector, size or colour). Find products that meet every requirement and are in stock \
+(catalog_search with its filters, catalog_get_product for details), ask the customer \
+when a requirement may be missing, and give your final answer with recommend_products: \
+the product ids, best first, no more than the customer asked for. Write plain replies \
+to talk to the customer."""
+
+
+class DiscoveryEnv(Environment):
+    name: ClassVar[str] = "discovery"
+    title: ClassVar[str] = "E_PD: product discovery"
+    tool_names: ClassVar[tuple[str, ...]] = (
+        "catalog_search", "catalog_get_product", "catalog_get_variants", "ask_user", "recommend_products",
+    )
+    final_tool: ClassVar[str] = "recommend_products"
+    instructions: ClassVar[str] = DISCOVERY_INSTRUCTIONS
+    policies: ClassVar[dict[str, type]] = DISCOVERY_POLICIES
+
+    def build(self, world: World, seed: int, difficulty: Difficulty, intent: int = 0) -> SubTask:
+        return build_discovery(world, seed, difficulty, intent)
+
+    def verify_task(self, task: SubTask, world: World) -> Verdict:
+        return verify_discovery(task, world, self.answer_of(task, world))
+
+
+__all__ = ["DiscoveryEnv"]

@@ -1,0 +1,224 @@
+"""Scripted E_PD agents: the shared oracle and random agent, and an honest heuristic.
+
+`RankingHeuristic` uses only the conversation: it asks once for other requirements,
+parses the customer's constraints from their sentences (budget, stars, days, brand,
+"the <feature> must be <value>"), searches with the matching filters, checks the
+details of products whose features it cannot see in the results, re-checks stock of
+anything it saw before the customer last spoke, and recommends the best
+constraint-satisfying in-stock hits, ranked by the dimensions the customer stated.
+E_SUB subclasses it (`subject`, `excluded`).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from ecom_bench.agents.base import AgentAction, Message, ToolCallRequest, calls_since_last_message
+from ecom_bench.envs._ranking import RecommendOracle, RecommendRandom, requested_k
+
+_PRICE = re.compile(r"\$(\d+(?:\.\d+)?)")
+_STARS = re.compile(r"(\d(?:\.\d)?)\+? stars")
+_DAYS = re.compile(r"(\d+) days")
+_ATTR = re.compile(r"\bthe ([a-z][a-z ]*?) must be (.+?)(?:, please|, like my old one)?(?:\.(?:\s|$)|$)", re.I)
+_NAME = r"[A-Z][\w'\-]*(?: (?:&|[A-Z][\w'\-]*))*"
+_BRAND = re.compile(rf"\bfrom ({_NAME})|\bthe ({_NAME}) brand")
+_NOUN = re.compile(r"(?:looking for an?|need a new|help me find an?) ([a-z][a-z '\-]*?)[.?!]", re.I)
+_BUDGET = re.compile(r"at most (\d+) tool call")
+_PATIENCE = re.compile(r"patience is (\d+) turn")
+
+QUESTION = ("Before I search: do you have any other requirements, such as a budget, brand, rating, "
+            "shipping time or a specific feature?")
+
+
+def _stem(word: str) -> str:
+    return word[:-1] if word.endswith("s") and len(word) > 3 else word
+
+
+@dataclass
+class Wants:
+    """What the heuristic believes the customer asked for."""
+
+    subject: str
+    budget: float | None = None
+    min_rating: float | None = None
+    max_days: int | None = None
+    brand: str | None = None
+    attrs: list[tuple[str, str]] = field(default_factory=list)
+    k: int = 3
+
+    @property
+    def head(self) -> str:
+        words = re.findall(r"[a-z]+", self.subject.lower())
+        return _stem(words[-1]) if words else ""
+
+    def search_args(self, with_features: bool, filtered: bool = True) -> dict[str, Any]:
+        query = " ".join([self.subject] + ([v for _, v in self.attrs] if with_features else []))
+        args: dict[str, Any] = {"query": query[:400], "limit": 20}
+        if not filtered:
+            return args
+        for key, value in (("max_price", self.budget), ("min_rating", self.min_rating),
+                           ("max_ship_days", self.max_days), ("brand", self.brand)):
+            if value is not None:
+                args[key] = value
+        return args
+
+
+def _call(name: str, n: int, **arguments: Any) -> ToolCallRequest:
+    return ToolCallRequest(name, arguments, id=f"{name}-{n}")
+
+
+class RankingHeuristic:
+    name = "heuristic"
+    reads_hidden_goal = False
+
+    # -------------------------------------------------------------- hooks
+    def subject(self, opening: str) -> str:
+        """What to search for: the product kind the customer named."""
+        m = _NOUN.search(opening)
+        if m:
+            return m.group(1).strip()
+        first = re.split(r"[.?!]", opening)[0]
+        return " ".join(re.findall(r"[A-Za-z\-]+", first)[-3:]) or opening[:60]
+
+    def excluded(self, wants: Wants, product: dict[str, Any]) -> bool:
+        return False
+
+    # ------------------------------------------------------------- beliefs
+    def parse(self, users: list[str]) -> Wants:
+        wants = Wants(subject=self.subject(users[0]), k=requested_k(users[0]))
+        for text in users:
+            for sentence in re.split(r"(?<=[.!?;])\s+", text):
+                low = sentence.lower()
+                if prices := _PRICE.findall(sentence):
+                    wants.budget = float(prices[-1])
+                if "star" in low or "rated" in low:
+                    m = re.search(r"at least (\d(?:\.\d)?)", low) or _STARS.search(low)
+                    if m:
+                        wants.min_rating = float(m.group(1))
+                if days := _DAYS.findall(low):
+                    wants.max_days = int(days[-1])
+                if m := _BRAND.search(sentence):
+                    wants.brand = (m.group(1) or m.group(2)).strip()
+                for label, value in _ATTR.findall(sentence):
+                    self._set_attr(wants, label, value)
+        return wants
+
+    @staticmethod
+    def _set_attr(wants: Wants, label: str, value: str) -> None:
+        label = label.strip().lower()
+        wants.attrs = [(lab, v) for lab, v in wants.attrs if lab != label] + [(label, value.strip())]
+
+    def _check(self, wants: Wants, d: dict[str, Any]) -> tuple[int, int]:
+        """(constraints broken, constraints not yet checkable) for one product record."""
+        bad = unknown = 0
+        bad += wants.budget is not None and d["price"] > wants.budget
+        bad += wants.min_rating is not None and d["rating"] < wants.min_rating
+        bad += wants.max_days is not None and d["ship_days"] > wants.max_days
+        bad += wants.brand is not None and d["brand"].lower() != wants.brand.lower()
+        leaf = d["category"].split(">")[-1].lower()
+        bad += bool(wants.head) and wants.head not in {_stem(w) for w in re.findall(r"[a-z]+", leaf)}
+        values = {str(v).lower() for v in d.get("variants", {}).values()}
+        values |= {str(v).lower() for v in d.get("attributes", {}).values()}
+        for _, value in wants.attrs:
+            v = value.lower()
+            if v in values or v in d["title"].lower():
+                continue
+            if "attributes" in d:
+                bad += 1
+            else:
+                unknown += 1
+        return bad, unknown
+
+    @staticmethod
+    def _taste(wants: Wants, d: dict[str, Any]) -> float:
+        """A stand-in for the unknown persona: the dimensions the customer stated weigh double."""
+        price = 1 - d["price"] / wants.budget if wants.budget else 0.5 * (1 - min(d["price"], 200) / 200)
+        rating = (d["rating"] - 1) / 4 * (2 if wants.min_rating else 1)
+        speed = (10 - d["ship_days"]) / 9 * (2 if wants.max_days else 1)
+        return 2 * price + rating + speed
+
+    # ----------------------------------------------------------------- act
+    def act(self, messages: list[Message], hidden: dict[str, Any] | None) -> AgentAction:
+        system = next((m.text for m in messages if m.role == "system"), "")
+        budget = int(m.group(1)) if (m := _BUDGET.search(system)) else 1
+        patience = int(m.group(1)) if (m := _PATIENCE.search(system)) else 4
+        users = [m.text for m in messages if m.role == "user"]
+        if not users:
+            return AgentAction(text="Hello! What are you looking for today?")
+        spoke = [m for m in messages if m.role == "assistant" and not m.tool_calls]
+        last_chance = len(spoke) >= patience - 1
+        if not any("?" in m.text for m in spoke) and not last_chance:
+            return AgentAction(text=QUESTION)
+        wants = self.parse(users)
+        records, when, searches = self._read(messages)
+        last_user = max(i for i, m in enumerate(messages) if m.role == "user")
+        room = budget - calls_since_last_message(messages)
+        n = len(messages)
+
+        def need(call: ToolCallRequest) -> AgentAction:
+            if room > 0:
+                return AgentAction(tool_calls=(call,))
+            return AgentAction(text="Let me check a few more options for you.")
+
+        usable = {pid: d for pid, d in records.items() if not self.excluded(wants, d)}
+        graded = {pid: (*self._check(wants, d), -self._taste(wants, d)) for pid, d in usable.items()
+                  if d["in_stock"]}
+        ok = sorted((g[2], pid) for pid, g in graded.items() if g[0] == 0 and g[1] == 0)
+        for with_features, filtered in ((True, True), (False, True), (False, False)):
+            args = wants.search_args(with_features, filtered)
+            key = json.dumps(args, sort_keys=True)
+            if key not in searches and (with_features or len(ok) < wants.k) and (filtered or not graded):
+                if room > 0 or not last_chance:
+                    return need(_call("catalog_search", n, **args))
+        maybe = sorted((g[2], pid) for pid, g in graded.items() if g[0] == 0 and g[1] > 0)
+        if len(ok) < wants.k and maybe and (room > 0 or not last_chance):
+            if room <= 0:
+                return AgentAction(text="Let me check the details of a few options.")
+            picks = [pid for _, pid in maybe[: min(room, wants.k - len(ok))]]
+            return AgentAction(tool_calls=tuple(_call("catalog_get_product", n + i, product_id=pid)
+                                                for i, pid in enumerate(picks)))
+        rest = sorted((g[0] + g[1], g[2], pid) for pid, g in graded.items() if g[0] + g[1] > 0)
+        # Only products checked against every requirement; a best guess if none is.
+        chosen = [pid for _, pid in ok][: wants.k] or [pid for *_, pid in rest][:1]
+        stale = [pid for pid in chosen if when[pid] < last_user]
+        if stale and not last_chance:
+            if room <= 0:
+                return AgentAction(text="Let me double-check that these are still in stock.")
+            return AgentAction(tool_calls=tuple(_call("catalog_get_product", n + i, product_id=pid)
+                                                for i, pid in enumerate(stale[:room])))
+        if not chosen:
+            return AgentAction(text="Sorry, I could not find a product that fits. Could you relax a requirement?")
+        return AgentAction(tool_calls=(_call("recommend_products", n, product_ids=chosen),))
+
+    @staticmethod
+    def _read(messages: list[Message]) -> tuple[dict[str, dict[str, Any]], dict[str, int], set[str]]:
+        """Latest record per product id, when it was read, and the searches already made."""
+        calls: dict[str, ToolCallRequest] = {}
+        records: dict[str, dict[str, Any]] = {}
+        when: dict[str, int] = {}
+        searches: set[str] = set()
+        for i, m in enumerate(messages):
+            for c in m.tool_calls:
+                calls[c.id] = c
+            if m.role != "tool" or m.error or m.tool_call_id not in calls:
+                continue
+            call, data = calls[m.tool_call_id], m.json()
+            if not isinstance(data, dict):
+                continue
+            if call.name == "catalog_search":
+                searches.add(json.dumps(call.arguments, sort_keys=True))
+                rows = data.get("results", [])
+            else:
+                rows = [data] if "product_id" in data and "price" in data else []
+            for row in rows:
+                merged = {**records.get(row["product_id"], {}), **row}
+                records[row["product_id"]] = merged
+                when[row["product_id"]] = i
+        return records, when, searches
+
+
+DISCOVERY_POLICIES: dict[str, type] = {"oracle": RecommendOracle, "heuristic": RankingHeuristic,
+                                       "random": RecommendRandom}

@@ -1,0 +1,51 @@
+"""E_SUB: the wanted item is out of stock; find a similar, compatible substitute.
+
+The customer names the original p0 (out of stock from the start; also in the visit
+history). A substitute must offer p0's value of p0's variant attribute (connector,
+size, material, ...) and meet the m constraints (drawn from a hidden solvable
+substitute, as in E_PD). Scoring, pool and the success rule are `envs._ranking`'s;
+r_task is SPEC's 0.8·nDCG term + 0.2·OOS term (centred, so a perfect list scores +1). Success: every pick is in stock,
+compatible, not p0 and meets every constraint, and nDCG@k ≥ 0.6.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from ecom_bench.difficulty import Difficulty
+from ecom_bench.envs.base import Environment, SubTask, Verdict
+from ecom_bench.envs.substitution.generator import build_substitution
+from ecom_bench.envs.substitution.policies import SUBSTITUTION_POLICIES
+from ecom_bench.envs.substitution.verifier import verify_substitution
+from ecom_bench.world import World
+
+SUBSTITUTION_INSTRUCTIONS = """\
+You are a shopping assistant for an online store. The product the customer wants is \
+out of stock. Find in-stock substitutes that are similar, compatible with what they \
+had (same connector, size, material, ...) and meet their other requirements (look the \
+original up with catalog_search or user_get_visit_history, compare with \
+catalog_get_product), ask the customer when a requirement may be missing, and give \
+your final answer with recommend_products: the product ids, best first, no more than \
+the customer asked for, never the out-of-stock original. Write plain replies to talk \
+to the customer."""
+
+
+class SubstitutionEnv(Environment):
+    name: ClassVar[str] = "substitution"
+    title: ClassVar[str] = "E_SUB: substitution"
+    tool_names: ClassVar[tuple[str, ...]] = (
+        "catalog_search", "catalog_get_product", "catalog_get_variants", "user_get_visit_history", "ask_user",
+        "recommend_products",
+    )
+    final_tool: ClassVar[str] = "recommend_products"
+    instructions: ClassVar[str] = SUBSTITUTION_INSTRUCTIONS
+    policies: ClassVar[dict[str, type]] = SUBSTITUTION_POLICIES
+
+    def build(self, world: World, seed: int, difficulty: Difficulty, intent: int = 0) -> SubTask:
+        return build_substitution(world, seed, difficulty, intent)
+
+    def verify_task(self, task: SubTask, world: World) -> Verdict:
+        return verify_substitution(task, world, self.answer_of(task, world))
+
+
+__all__ = ["SubstitutionEnv"]

@@ -1,0 +1,74 @@
+"""E_SUB generator: the original p0 (set out of stock), a compatible substitute, its constraints.
+
+p0 is a product with real variants; compatibility = p0's variant attribute and its own
+value (connector, size, material, ...). A hidden substitute (same leaf, in stock,
+offering that value) guarantees solvability: the m constraints are drawn from it like
+E_PD's (budget, leaf, then brand / rating / ship days / other attributes). p0 and a
+few same-leaf look-alikes are appended to the visit history.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from ecom_bench._seeding import derive_seed, seeded_rng
+from ecom_bench.difficulty import Difficulty
+from ecom_bench.envs._ranking import (
+    RANKED_LIST,
+    Constraint,
+    category_noun,
+    constraints_from,
+    ideal_ranking,
+    sample_persona,
+    schedule_stock_outs,
+    search_shown,
+    settle_stock_outs,
+    variant_attribute,
+)
+from ecom_bench.envs.base import SubTask
+from ecom_bench.envs.substitution.goal import SubstitutionGoal
+from ecom_bench.envs.substitution.user import SubstitutionUser
+from ecom_bench.users.base import Disclosure
+from ecom_bench.world import VisitRecord, World
+
+HISTORY_LOOKALIKES = 3
+
+
+def build_substitution(world: World, seed: int, difficulty: Difficulty, intent: int = 0) -> SubTask:
+    d = difficulty.level
+    rng = seeded_rng("substitution", seed, d, intent)
+    catalog = world.catalog
+    while True:
+        p0 = catalog.products[rng.randrange(len(catalog))]
+        attribute = variant_attribute(p0)
+        if attribute is None or not world.in_stock(p0):
+            continue
+        compatibility = Constraint("attribute", p0.attributes[attribute], attribute=attribute)
+        leaf = [catalog.products[i] for i in catalog.by_leaf_category[p0.leaf_category]]
+        candidates = [p for p in leaf if p.id != p0.id and world.in_stock(p) and compatibility.satisfaction(p) == 1]
+        if candidates:
+            break
+    substitute = rng.choice(candidates)
+    category, constraints = constraints_from(substitute, rng, difficulty.n_constraints, difficulty,
+                                             skip_attributes=(attribute,))
+    world.set_out_of_stock(p0.id)
+    lookalikes = rng.sample([p.id for p in leaf if p.id != p0.id], min(HISTORY_LOOKALIKES, len(leaf) - 1))
+    world.visit_history.extend(VisitRecord(pid, rng.randint(1, 30)) for pid in [p0.id, *lookalikes])
+
+    search = {"query": f"{category_noun(p0)} {compatibility.value}", "max_price": constraints[0].value, "limit": 20}
+    goal = SubstitutionGoal(original_id=p0.id, substitute_id=substitute.id, compatibility=compatibility,
+                            category=category, constraints=constraints, k=difficulty.k_rec,
+                            lam=min(0.8, max(0.4, 0.4 + 0.05 * d)), oracle_search=search)
+    ideal = ideal_ranking(goal, world)
+    ranked = [pid for pid, _ in ideal.ranked[:RANKED_LIST]]
+    candidates = [pid for pid in ideal.pool[:RANKED_LIST] if pid != substitute.id]
+    doomed = schedule_stock_outs(world, rng, candidates, difficulty.p_oos)
+    doomed = settle_stock_outs(world, ranked, doomed, search_shown(world, search), goal.k, difficulty)
+    goal = replace(goal, ranked_ids=tuple(ranked), doomed_ids=tuple(doomed))
+    disclosure = Disclosure()
+    disclosure.add(category.slot, True)
+    for c in (compatibility, *constraints):
+        disclosure.add(c.slot, rng.random() >= difficulty.p_missing)
+    user = SubstitutionUser(goal, catalog, difficulty, derive_seed("substitution-user", seed, d, intent), disclosure)
+    persona = sample_persona(derive_seed("substitution", seed, d, intent), goal.requirements)
+    return SubTask(env="substitution", goal=goal, user=user, persona=persona, intent=intent)
