@@ -127,9 +127,17 @@ def test_p_oos_schedules_stock_outs_that_fire(context):
 
 # --- 10. H_orders: order-history size -----------------------------------------------------
 @pytest.mark.parametrize("env", ["tracking", "returns"])
-def test_h_orders_grows_the_order_history(context, env):
-    sizes = {d: len(episode(context, env, d).problem.world.orders) for d in (0, 6, 12)}
-    assert sizes[0] < sizes[6] < sizes[12]
+def test_h_orders_sets_the_confusable_order_history(context, env):
+    """H_orders(d) orders share the target's kind of product (the set a reference must be resolved
+    against); older background orders of other kinds fill the rest of the account."""
+    for d in (0, 6, 12):
+        world = episode(context, env, d).world
+        goal = episode(context, env, d).problem.goal
+        target = next(o for o in world.orders if o.order_id == goal.order_id)
+        leaf = world.product(target.lines[0].product_id).leaf_category if env == "tracking" else goal.leaf
+        same_kind = [o for o in world.orders
+                     if any(world.product(ln.product_id).leaf_category == leaf for ln in o.lines)]
+        assert goal.n_recent == len(same_kind) == Difficulty.from_level(d).n_orders == 1 + d // 2
 
 
 # --- 11. B_branch: policy clauses ---------------------------------------------------------
