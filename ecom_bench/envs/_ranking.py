@@ -49,6 +49,7 @@ from ecom_bench.agents.base import AgentAction, Message, ToolCallRequest, tool_r
 from ecom_bench.catalog import Catalog, Product
 from ecom_bench.catalog.taxonomy import LEAF_BY_PATH, attribute_label
 from ecom_bench.difficulty import Difficulty
+from ecom_bench.users.persona import PERSONA_DIMENSIONS, sample_persona
 from ecom_bench.world import World
 from ecom_bench.world.state import StockOut
 
@@ -59,9 +60,6 @@ POOL_SIZE = 500
 RANKED_LIST = 40
 #: Success needs at least this nDCG@k (besides every pick meeting every requirement).
 SUCCESS_NDCG = 0.6
-PERSONA_DIMENSIONS = ("price", "rating", "ship_speed", "brand", "similarity")
-PERSONA_BASE_ALPHA = (2.0, 2.0, 1.0, 1.0, 1.0)
-PERSONA_BOOST = 3.0
 #: Which persona dimension a constraint kind makes the user care about (aligned preferences).
 DIMENSION_OF: dict[str, str] = {"price": "price", "rating": "rating", "ship": "ship_speed", "brand": "brand",
                                 "category": "similarity", "attribute": "similarity"}
@@ -215,13 +213,9 @@ def satisfaction_matrix(catalog: Catalog, constraints: tuple[Constraint, ...]) -
 
 
 # --------------------------------------------------------------------- persona
-def sample_persona(seed: int, constraints: tuple[Constraint, ...]) -> dict[str, float]:
-    """Hidden preference weights ~ Dirichlet(α), α = [2,2,1,1,1] + 3 on every constrained dimension."""
-    boosted = {DIMENSION_OF[c.kind] for c in constraints}
-    alpha = np.array([a + (PERSONA_BOOST if d in boosted else 0.0)
-                      for d, a in zip(PERSONA_DIMENSIONS, PERSONA_BASE_ALPHA)])
-    w = np.random.default_rng(derive_seed(seed, "persona")).dirichlet(alpha)
-    return {d: round(float(x), 4) for d, x in zip(PERSONA_DIMENSIONS, w)}
+def constrained_persona(seed: int, constraints: tuple[Constraint, ...]) -> dict[str, float]:
+    """The persona, boosted on every dimension the user's constraints touch (aligned preferences)."""
+    return sample_persona(seed, {DIMENSION_OF[c.kind] for c in constraints})
 
 
 def persona_utility(weights: dict[str, float], p: Product, *, budget: float, brand: str, sim: float) -> float:

@@ -8,8 +8,6 @@ target's wanted variant has stock for the wanted quantity: each task is solvable
 
 from __future__ import annotations
 
-import numpy as np
-
 from ecom_bench._seeding import derive_seed, seeded_rng
 from ecom_bench.catalog import Product
 from ecom_bench.catalog.naming import short_name
@@ -18,19 +16,10 @@ from ecom_bench.envs.base import SubTask
 from ecom_bench.envs.cart.goal import CartGoal, CartTarget
 from ecom_bench.envs.cart.user import CartUser
 from ecom_bench.users.base import Disclosure
+from ecom_bench.users.persona import sample_persona
 from ecom_bench.world import VisitRecord, World
 
-PERSONA_DIMENSIONS = ("price", "rating", "ship_speed", "brand", "similarity")
-PERSONA_BASE_ALPHA = (2.0, 2.0, 1.0, 1.0, 1.0)
 MAX_QUANTITY = 4
-
-
-def sample_persona(seed: int, boosted: tuple[str, ...] = ()) -> dict[str, float]:
-    """Hidden preference weights ~ Dirichlet(α), boosted on the dimensions the user constrains."""
-    alpha = np.array([a + (3.0 if d in boosted else 0.0) for d, a in zip(PERSONA_DIMENSIONS, PERSONA_BASE_ALPHA)])
-    w = np.random.default_rng(derive_seed(seed, "persona")).dirichlet(alpha)
-    return {d: round(float(x), 4) for d, x in zip(PERSONA_DIMENSIONS, w)}
-
 
 
 def build_cart(world: World, seed: int, difficulty: Difficulty, intent: int = 0) -> SubTask:

@@ -16,7 +16,7 @@ from ecom_bench.envs._ranking import (
     category_noun,
     constraints_from,
     ideal_ranking,
-    sample_persona,
+    constrained_persona,
     schedule_stock_outs,
     search_shown,
     settle_stock_outs,
@@ -37,7 +37,7 @@ def build_discovery(world: World, seed: int, difficulty: Difficulty, intent: int
         if world.in_stock(target):
             break
     category, constraints = constraints_from(target, rng, difficulty.n_constraints, difficulty)
-    weights = sample_persona(derive_seed("discovery", seed, d, intent), (category, *constraints))
+    weights = constrained_persona(derive_seed("discovery", seed, d, intent), (category, *constraints))
     search = {"query": category_noun(target), "max_price": constraints[0].value, "limit": 20}
     goal = DiscoveryGoal(target_id=target.id, target_brand=target.brand, category=category,
                          constraints=constraints, k=difficulty.k_rec, alpha=4 + d // 4, weights=weights,

@@ -19,7 +19,7 @@ from ecom_bench.envs._ranking import (
     category_noun,
     constraints_from,
     ideal_ranking,
-    sample_persona,
+    constrained_persona,
     schedule_stock_outs,
     search_shown,
     settle_stock_outs,
@@ -70,5 +70,5 @@ def build_substitution(world: World, seed: int, difficulty: Difficulty, intent: 
     for c in (compatibility, *constraints):
         disclosure.add(c.slot, rng.random() >= difficulty.p_missing)
     user = SubstitutionUser(goal, catalog, difficulty, derive_seed("substitution-user", seed, d, intent), disclosure)
-    persona = sample_persona(derive_seed("substitution", seed, d, intent), goal.requirements)
+    persona = constrained_persona(derive_seed("substitution", seed, d, intent), goal.requirements)
     return SubTask(env="substitution", goal=goal, user=user, persona=persona, intent=intent)
