@@ -79,13 +79,21 @@ def calls_since_last_message(messages: list[Message]) -> int:
 
 
 def get_policy(env: str, name: str) -> Policy:
-    """The scripted policy `name` ('oracle', 'heuristic', ...) of environment `env`."""
+    """The scripted policy `name` ('oracle', 'heuristic', ...) of environment `env`.
+
+    The env's own policies come first; the generic adversarial ones
+    (`ecom_bench.agents.adversarial`: recommend_all, all_variants, answer_now,
+    invent_ids) serve every env.
+    """
+    from ecom_bench.agents.adversarial import ADVERSARIAL
     from ecom_bench.envs import get_env
 
     policies = get_env(env).policies
-    try:
+    if name in policies:
         return policies[name]()
-    except KeyError:
-        raise ValueError(
-            f"no scripted policy {name!r} for env {env!r}; known policies: {', '.join(sorted(policies))}"
-        ) from None
+    if name in ADVERSARIAL:
+        return ADVERSARIAL[name](env)
+    raise ValueError(
+        f"no scripted policy {name!r} for env {env!r}; known policies: "
+        f"{', '.join(sorted(policies) + sorted(ADVERSARIAL))}"
+    )

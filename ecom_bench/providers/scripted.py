@@ -24,10 +24,12 @@ from inspect_ai.tool import ToolCall, ToolChoice, ToolInfo
 from inspect_ai.util import store_as
 
 from ecom_bench.agents import AgentAction, Message, ToolCallRequest, get_policy
+from ecom_bench.agents.adversarial import ADVERSARIAL_NAMES
 from ecom_bench.tasks._store import EpisodeStore
 
-#: Scripted policies every environment provides (see `Environment.policies`).
-POLICIES = ("oracle", "heuristic", "random")
+#: Scripted policies every environment provides (see `Environment.policies`), then the generic
+#: adversarial ones (`ecom_bench.agents.adversarial`, for the reliability suite).
+POLICIES = ("oracle", "heuristic", "random", *ADVERSARIAL_NAMES)
 
 
 def to_neutral(messages: list[ChatMessage]) -> list[Message]:

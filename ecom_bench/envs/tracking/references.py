@@ -29,6 +29,10 @@ from ecom_bench.world.orders import (
 )
 
 ORDER_ID_RE = re.compile(r"\bORD-\d{6}\b", re.IGNORECASE)
+#: The most order ids a customer picks theirs from ("Is it ORD-1 or ORD-2?"). Shown a longer list
+#: they describe their order instead: otherwise naming every order on the account and reading
+#: back the customer's pick solved E_TRACK every time (reliability suite, `all_variants`).
+MAX_ORDER_CHOICES = 3
 
 
 def p_indirect(difficulty: Difficulty) -> float:
@@ -135,7 +139,8 @@ class OrderUserBase:
         return list(dict.fromkeys(m.upper() for m in ORDER_ID_RE.findall(agent_text)))
 
     def _order_feedback(self, agent_text: str, rng: random.Random) -> UserMessage | None:
-        """Feedback on order ids the agent names: a wrong one is corrected, a choice including ours is answered."""
+        """Feedback on order ids the agent names: a wrong one is corrected, a short choice including ours
+        is answered (a longer list gets the description, `MAX_ORDER_CHOICES`)."""
         named = self.mentioned_orders(agent_text)
         if not named:
             return None
@@ -143,6 +148,10 @@ class OrderUserBase:
             revealed = ("order",) if self._disclosure.reveal("order") else ()
             text = render("No, that's not the order I mean. I mean {ref}.", ref=self.full_reference)
             return self._say(text, UserAct.CORRECT, rng, revealed)
+        if len(named) > MAX_ORDER_CHOICES:
+            revealed = ("order",) if self._disclosure.reveal("order") else ()
+            text = render("That's a lot of orders. I mean {ref}.", ref=self.full_reference)
+            return self._say(text, UserAct.CLARIFY if revealed else UserAct.CONTINUE, rng, revealed)
         if len(named) > 1:
             revealed = ("order",) if self._disclosure.reveal("order") else ()
             return self._say(render("It's {id}.", id=self.target_order_id), UserAct.CLARIFY, rng, revealed)
