@@ -342,9 +342,13 @@ STATUS_AGE_DAYS: dict[OrderStatus, tuple[int, int]] = {
     OrderStatus.CONFIRMED: (0, 1), OrderStatus.SHIPPED: (1, 3), OrderStatus.IN_TRANSIT: (2, 7),
     OrderStatus.DELIVERED: (3, 40), OrderStatus.CANCELLED: (0, 40),
 }
-#: Background history: old delivered/cancelled orders, plus a few recent ones in other categories.
+#: Background history: old delivered/cancelled orders, plus recent ones in other categories.
+#: The recent ones are numerous and skewed to the last few days (mean age RECENT_MEAN_AGE),
+#: so the target is rarely the newest order: "answer the first listed order" must not pass.
 BACKGROUND_OLD = (32, 40)
-BACKGROUND_RECENT = (2, 4)
+BACKGROUND_RECENT = (10, 16)
+RECENT_MEAN_AGE = 4.0
+RECENT_MAX_AGE = 20
 OLD_AGE_DAYS = (45, 540)
 RECENT_SPREAD_DAYS = 8  # look-alikes are placed within this many days of the target
 
@@ -447,8 +451,8 @@ def build_order_history(world: World, rng: random.Random, target_product: Produc
       category (a share `similar_share` of them of the target's own brand, when the leaf
       has such products), placed within RECENT_SPREAD_DAYS days of the target (delivered
       ones only when `confusable_delivered`), with statuses consistent with their age;
-    - background: a few recent orders of other categories and ~25 old delivered or
-      cancelled ones, never in a leaf that a recent order of the world uses, so every
+    - background: 10-16 recent orders of other categories (mostly from the last few days)
+      and 32-40 old delivered or cancelled ones, never in a leaf that a recent order of the world uses, so every
       earlier build's references stay unique (E_JOURNEY).
     The caller picks a description of the target with `unique_references`.
     """
@@ -503,7 +507,7 @@ def build_order_history(world: World, rng: random.Random, target_product: Produc
                                           note=rng.choice(NOTES) if rng.random() < 0.25 else None))
 
     for _ in range(rng.randint(*BACKGROUND_RECENT)):
-        age = rng.randint(0, 20)
+        age = min(RECENT_MAX_AGE, int(rng.expovariate(1 / RECENT_MEAN_AGE)))
         products = [product_of(other_leaves, set()) for _ in range(rng.choice((1, 1, 2)))]
         history.background.append(b.order(products, b.status_for(age), age))
     for _ in range(rng.randint(*BACKGROUND_OLD)):
