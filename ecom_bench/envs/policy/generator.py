@@ -26,7 +26,7 @@ from ecom_bench.world import World
 from ecom_bench.world.policy import FAMILIES, SLOTS, Family, PolicyKB, make_rule
 
 #: Share of questions with a categorical answer (the rest are amounts, days or months).
-P_CATEGORICAL = 0.2
+P_CATEGORICAL = 0.1
 
 
 def n_lookalikes(d: int) -> int:
