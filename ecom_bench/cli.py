@@ -16,6 +16,7 @@ import json
 import statistics
 import sys
 import time
+from collections.abc import Callable
 
 from ecom_bench.agents import get_policy
 from ecom_bench.difficulty import Difficulty, validate_level
@@ -31,10 +32,27 @@ def _level(value: str) -> int:
         raise argparse.ArgumentTypeError(str(e)) from None
 
 
+def _int_at_least(minimum: int) -> Callable[[str], int]:
+    """An argparse type: an integer >= minimum (seeds and indices as the Inspect tasks accept them)."""
+    def parse(value: str) -> int:
+        try:
+            number = int(value)
+        except ValueError:
+            number = minimum - 1
+        if number < minimum:
+            raise argparse.ArgumentTypeError(f"must be an integer >= {minimum}, got {value!r}")
+        return number
+
+    return parse
+
+
+_count, _non_negative = _int_at_least(1), _int_at_least(0)
+
+
 def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("env", choices=sorted(ENVIRONMENTS))
     p.add_argument("-d", "--difficulty", type=_level, default=0)
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=_non_negative, default=0)
     p.add_argument("--catalog", default="synthetic")
     p.add_argument("--catalog-size", type=int, default=None)
     p.add_argument("--embedder", default="wordllama")
@@ -55,8 +73,8 @@ def cmd_show(args: argparse.Namespace) -> None:
 
 
 def cmd_run(args: argparse.Namespace) -> None:
-    ctx = _context(args)
     policy = get_policy(args.env, args.policy)
+    ctx = _context(args)
     rewards = []
     start = time.perf_counter()
     for i in range(args.samples):
@@ -77,8 +95,11 @@ def cmd_run(args: argparse.Namespace) -> None:
 
 def cmd_sweep(args: argparse.Namespace) -> None:
     """Mean success of each scripted policy per env and difficulty (the same episodes Inspect runs)."""
-    ctx = _context(args)
     envs = resolve_envs(args.envs)
+    for env in envs:  # bad envs and policies fail before the (slow) catalogue and the first cell
+        for name in args.policies:
+            get_policy(env, name)
+    ctx = _context(args)
     header = f"{'env':<13} {'policy':<10} " + " ".join(f"{'d=' + str(d):>7}" for d in args.difficulties)
     print(header)
     for env in envs:
@@ -132,28 +153,28 @@ def main(argv: list[str] | None = None) -> int:
     sub = parser.add_subparsers(dest="command", required=True)
     p = sub.add_parser("show", help="print a generated task")
     _common(p)
-    p.add_argument("--index", type=int, default=0)
+    p.add_argument("--index", type=_non_negative, default=0)
     p.add_argument("--hidden", action="store_true", help="also print the hidden goal")
     p.set_defaults(fn=cmd_show)
     p = sub.add_parser("run", help="run a scripted agent through the core")
     _common(p)
     p.add_argument("--policy", default="heuristic")
-    p.add_argument("-n", "--samples", type=int, default=20)
+    p.add_argument("-n", "--samples", type=_count, default=20)
     p.add_argument("-v", "--verbose", action="store_true")
     p.set_defaults(fn=cmd_run)
     p = sub.add_parser("sweep", help="success table of scripted policies over envs and difficulties")
     p.add_argument("envs", nargs="?", default="C8", help="a collection (C1, C2, C4, C8) or a comma list of envs")
     p.add_argument("-d", "--difficulties", type=_level, nargs="+", default=[0, 6, 12])
     p.add_argument("--policies", nargs="+", default=["oracle", "heuristic", "random"])
-    p.add_argument("-n", "--samples", type=int, default=30)
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("-n", "--samples", type=_count, default=30)
+    p.add_argument("--seed", type=_non_negative, default=0)
     p.add_argument("--catalog", default="synthetic")
     p.add_argument("--catalog-size", type=int, default=None)
     p.add_argument("--embedder", default="wordllama")
     p.set_defaults(fn=cmd_sweep)
     p = sub.add_parser("play", help="play the agent yourself")
     _common(p)
-    p.add_argument("--index", type=int, default=0)
+    p.add_argument("--index", type=_non_negative, default=0)
     p.set_defaults(fn=cmd_play)
     p = sub.add_parser("build-index", help="build and cache the search index")
     p.add_argument("--catalog", default="synthetic")
@@ -163,7 +184,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         args.fn(args)
-    except ValueError as e:
+    except (ValueError, OSError, ImportError) as e:  # bad values, missing files/models, missing extras
         print(f"ecom-bench: error: {e}", file=sys.stderr)
         return 2
     return 0

@@ -16,11 +16,14 @@ from ecom_bench.difficulty import Difficulty
 from ecom_bench.envs.base import Environment, Problem, Verdict
 from ecom_bench.rewards import Reward, efficiency, hallucination
 from ecom_bench.users import UserAct, UserMessage
+from ecom_bench.world._tooling import _clip
 from ecom_bench.world.state import ToolCallRecord
 from ecom_bench.world.toolkit import InvalidToolCall, Toolkit, ToolError, ToolSpec
 
 #: Calls refused over the per-turn budget before the user gives up waiting.
 MAX_REFUSED_CALLS_PER_TURN = 3
+#: Longest invalid-output reason kept (it ends up in the end reason and the score explanation).
+MAX_REASON_CHARS = 300
 
 
 @dataclass(frozen=True)
@@ -122,8 +125,8 @@ class Episode:
         """Run one tool call from the agent; never raises for bad input."""
         if self.done:
             return ToolOutcome("The conversation has ended; no more tool calls are accepted.", error=True)
-        if name not in self.env.tool_names:
-            return self._invalid(name, arguments, f"unknown tool {name!r}; available: "
+        if not isinstance(name, str) or name not in self.env.tool_names:
+            return self._invalid(name, arguments, f"unknown tool {_clip(repr(name))}; available: "
                                  f"{', '.join(self.env.tool_names)}")
         spec = Toolkit.specs()[name]
         try:
@@ -170,7 +173,12 @@ class Episode:
         return reply
 
     def invalid_output(self, reason: str) -> str:
-        """Malformed model output (e.g. unparseable tool-call JSON). Returns the error text."""
+        """Malformed model output (e.g. unparseable tool-call JSON). Returns the error text.
+
+        The reason may quote the model's output (a parser's message can hold a 1 MB
+        argument), so it is clipped before it enters the end reason and the explanation.
+        """
+        reason = _clip(reason, MAX_REASON_CHARS)
         if self.strict and not self.done:
             self.hard_fail_reason = f"invalid output: {reason}"
             self._end(self.hard_fail_reason)
@@ -213,9 +221,9 @@ class Episode:
         reply = self.agent_message(question)
         return reply.text if reply is not None else "The conversation has ended."
 
-    def _invalid(self, name: str, arguments: Any, reason: str) -> ToolOutcome:
-        args = arguments if isinstance(arguments, dict) else {"_raw": repr(arguments)[:200]}
-        self._log(name, args, False, reason)
+    def _invalid(self, name: Any, arguments: Any, reason: str) -> ToolOutcome:
+        # unvalidated input can be anything (a 1 MB string, a non-str name): log a bounded repr
+        self._log(_clip(str(name)), {"_raw": _clip(repr(arguments), 200)}, False, reason)
         if self.strict:
             self.hard_fail_reason = f"invalid tool call: {reason}"
             self._end(self.hard_fail_reason)

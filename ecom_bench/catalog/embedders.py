@@ -179,9 +179,12 @@ class SentenceTransformerEmbedder:
                             "`pip install torch==2.13.0` (the CPU wheel; otherwise pip pulls the "
                             "multi-GB CUDA build), then `pip install 'ecom-bench[st]'`."
                         ) from e
-                    model = SentenceTransformer(
-                        self.model_name_or_path, device=self.device, local_files_only=True
-                    )
+                    path = self.model_name_or_path
+                    if path.startswith((".", "/", "~")) and not Path(path).expanduser().exists():
+                        # a path, not a hub id: name it (`load_context` loads eagerly, so this
+                        # surfaces when the task is built, not inside the first sample)
+                        raise ValueError(f"embedder model path does not exist: {path!r}")
+                    model = SentenceTransformer(path, device=self.device, local_files_only=True)
                     get_dim = getattr(model, "get_embedding_dimension", None) or getattr(
                         model, "get_sentence_embedding_dimension"
                     )

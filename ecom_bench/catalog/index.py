@@ -7,7 +7,8 @@ Cache file: ``<cache_dir>/<catalog.fingerprint>-<embedder slug>-<kind>.faiss``, 
 cache dir is the argument, else ``$ECOM_BENCH_CACHE``, else ``~/.cache/ecom_bench``.
 Writes are atomic (temporary file + ``os.replace``), so concurrent builders never leave
 a torn file. A cache file that cannot be read, or whose size, dimension, index type or
-spot-checked vectors do not match, is rebuilt with a logged warning.
+spot-checked vectors do not match (or, for a flat index, any of whose vectors is not unit
+length: a damaged byte), is rebuilt with a logged warning.
 
 Kinds: ``"flat"`` (exact ``IndexFlatIP``; the default for N ≤ 200k) and ``"ivf"``
 (IVF-Flat, nlist ≈ 4·√N, nprobe 32; the default above). ``"auto"`` picks by size.
@@ -53,6 +54,7 @@ FLAT_MAX_N = 200_000
 IVF_NPROBE = 32
 _IVF_TRAIN_PER_LIST = 50  # faiss warns below 39 training points per centroid
 _SPOT_CHECKS = 3
+_NORM_CHECK_CHUNK = 16_384  # rows per chunk when a flat cache file's vectors are checked on load
 _FLAT_NUMPY_MAX_NQ = 16  # below this many queries, flat search uses numpy (see VectorIndex.search)
 
 _faiss_configured = False
@@ -289,6 +291,15 @@ def _validate(index: faiss.Index, kind: str, catalog: Catalog, embedder: Embedde
         stored = _reconstruct(index, i)
         if not np.all(np.isfinite(stored)) or float(np.max(np.abs(stored - fresh[j]))) > 1e-3:
             return f"stored vector {i} does not match the embedder"
+    if isinstance(index, faiss.IndexFlat):
+        # every stored row is unit-length (or zero, for a blank text): a damaged byte between
+        # the spot checks shows up as NaN or a wrong norm. Chunked: bounded extra memory.
+        for start in range(0, n, _NORM_CHECK_CHUNK):
+            rows = index.reconstruct_n(start, min(_NORM_CHECK_CHUNK, n - start))
+            norms = np.linalg.norm(rows, axis=1)
+            bad = ~(np.isfinite(norms) & ((np.abs(norms - 1.0) < 1e-3) | (norms < 1e-6)))
+            if bad.any():
+                return f"stored vector {start + int(np.flatnonzero(bad)[0])} is damaged (not unit length)"
     return None
 
 

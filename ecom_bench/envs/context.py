@@ -28,6 +28,10 @@ class CatalogSpec:
     seed: int = 0
 
     def validate(self) -> "CatalogSpec":
+        if not isinstance(self.source, str) or not self.source.strip():
+            # an empty source would make `datasets` load whatever the working directory holds
+            raise ValueError("catalog must be 'synthetic' or a local file, folder or dataset id, "
+                             f"got {self.source!r}")
         if self.size is not None and (not isinstance(self.size, int) or isinstance(self.size, bool)
                                       or self.size < 10):
             raise ValueError(f"catalog_size must be an integer >= 10, got {self.size!r}")
@@ -59,6 +63,11 @@ def load_context(spec: CatalogSpec | None = None, embedder: str = DEFAULT_EMBEDD
             from ecom_bench.catalog.embedders import get_embedder
             from ecom_bench.catalog.search import SearchEngine
 
+            emb = get_embedder(embedder)
+            try:
+                emb.dim  # loads a sentence-transformers model now: a missing one fails before any sample
+            except OSError as e:  # Hugging Face's "not found / not cached" errors do not name the model
+                raise ValueError(f"embedder {embedder!r} could not be loaded: {e}") from e
             if spec.source == DEFAULT_CATALOG:
                 from ecom_bench.catalog.synthetic import generate_synthetic_catalog
 
@@ -67,6 +76,6 @@ def load_context(spec: CatalogSpec | None = None, embedder: str = DEFAULT_EMBEDD
                 from ecom_bench.catalog.loaders import load_catalog
 
                 catalog = load_catalog(spec.source, limit=spec.size)
-            ctx = EnvContext(catalog, SearchEngine(catalog, get_embedder(embedder)))
+            ctx = EnvContext(catalog, SearchEngine(catalog, emb))
             _CONTEXTS[key] = ctx
         return ctx

@@ -8,8 +8,17 @@ assistant replies go to the simulated user; tool calls run against the world.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from inspect_ai.log import transcript
-from inspect_ai.model import ChatMessageSystem, ChatMessageTool, ChatMessageUser, execute_tools, get_model
+from inspect_ai.model import (
+    ChatMessage,
+    ChatMessageSystem,
+    ChatMessageTool,
+    ChatMessageUser,
+    execute_tools,
+    get_model,
+)
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.util import span, store_as
 
@@ -23,6 +32,18 @@ from ecom_bench.tools import episode_tools
 #: Model generations allowed per episode before it is stopped (a safety net: the
 #: episode's own budgets normally end it far earlier).
 MAX_GENERATIONS_PER_TURN = 12
+#: Longest tool error the model reads back. Inspect's schema errors quote the offending
+#: value (a 1 MB argument comes back as a 1 MB error); our own tool errors are far shorter.
+MAX_TOOL_ERROR_CHARS = 2000
+
+
+def _bounded(message: ChatMessage) -> ChatMessage:
+    """The tool message with its error clipped to MAX_TOOL_ERROR_CHARS."""
+    if isinstance(message, ChatMessageTool) and message.error and len(message.error.message) > MAX_TOOL_ERROR_CHARS:
+        text = message.error.message
+        clipped = f"{text[:MAX_TOOL_ERROR_CHARS]}... (error clipped, {len(text)} characters)"
+        return message.model_copy(update={"error": replace(message.error, message=clipped)})
+    return message
 
 
 def build_episode(metadata: dict, strict: bool, catalog: CatalogSpec, embedder: str) -> Episode:
@@ -61,13 +82,19 @@ def customer_conversation(strict: bool = True, catalog: CatalogSpec | None = Non
                 message = state.output.message
                 state.messages.append(message)
                 if message.tool_calls:
-                    result = await execute_tools(state.messages, tools)
-                    state.messages.extend(result.messages)
-                    for m in result.messages:
-                        # Inspect rejects unparseable calls, unknown tools and schema
-                        # failures before our tool runs: report them to the episode.
-                        if isinstance(m, ChatMessageTool) and m.error and m.error.type == "parsing":
-                            episode.invalid_output(f"{m.function}: {m.error.message}")
+                    # One call at a time, in order, as the core front runs them: an invalid
+                    # call ends a strict episode before the next call (even a final answer) runs.
+                    before = state.messages[:-1]
+                    for call in message.tool_calls:
+                        single = message.model_copy(update={"tool_calls": [call]})
+                        result = await execute_tools([*before, single], tools)
+                        messages = [_bounded(m) for m in result.messages]
+                        state.messages.extend(messages)
+                        for m in messages:
+                            # Inspect rejects unparseable calls, unknown tools and schema
+                            # failures before our tool runs: report them to the episode.
+                            if isinstance(m, ChatMessageTool) and m.error and m.error.type == "parsing":
+                                episode.invalid_output(f"{m.function}: {m.error.message}")
                     continue
                 async with span("simulated_user", type="user"):
                     reply = episode.agent_message(message.text)

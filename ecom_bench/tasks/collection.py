@@ -31,6 +31,9 @@ def collection(envs: str = "C8", difficulty: int = 0, samples: int = DEFAULT_SAM
         catalog_seed: Seed of the synthetic catalogue.
         embedder: "wordllama" (offline default) or "st:<model name or local path>".
     """
+    if not isinstance(envs, str):  # `-T envs=` arrives as None, `-T envs=5` as an int
+        raise ValueError(f"envs must name a collection ({', '.join(COLLECTIONS)}) or a comma list of "
+                         f"environments, got {envs!r}")
     names = resolve_envs(envs)
     label = str(envs).strip().upper() if str(envs).strip().upper() in COLLECTIONS else "+".join(names)
     return env_task(label, difficulty=difficulty, samples=samples, seed=seed, strict=strict, catalog=catalog,

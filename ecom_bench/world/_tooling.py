@@ -13,9 +13,10 @@ from __future__ import annotations
 import inspect
 import json
 import re
+import types
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Literal, get_type_hints
+from typing import Annotated, Any, Literal, Union, get_args, get_origin, get_type_hints
 
 import pydantic
 
@@ -28,6 +29,14 @@ MAX_QUANTITY = 99
 MAX_QUERY_CHARS = 500
 DEFAULT_SEARCH_LIMIT = 10
 MAX_SEARCH_LIMIT = 20
+#: Longest string any tool argument may be (ids are ~20 characters, a message to the customer
+#: a few hundred): a bound in the schema, so a 1 MB argument fails validation instead of being
+#: echoed back in error messages, logs and score explanations.
+MAX_ARG_CHARS = 4000
+#: Longest list any tool argument may be (a bundle needs at most 12 products).
+MAX_ARG_ITEMS = 100
+#: How many schema problems one error message lists.
+MAX_REPORTED_PROBLEMS = 5
 
 
 class ToolError(Exception):
@@ -62,10 +71,11 @@ class ToolSpec:
             if pname not in arg_docs:
                 raise TypeError(f"tool {method.__name__}: argument {pname!r} has no docstring entry")
             default = ... if param.default is inspect.Parameter.empty else param.default
-            fields[pname] = (hints[pname], pydantic.Field(default, description=arg_docs[pname]))
-        model = pydantic.create_model(
-            f"{method.__name__}_args", __config__=pydantic.ConfigDict(extra="forbid", strict=False), **fields
-        )
+            fields[pname] = (_bounded(hints[pname]), pydantic.Field(default, description=arg_docs[pname]))
+        # strict: JSON-schema semantics, the same rule Inspect applies before our tool runs
+        # (no "3" for an integer, no true for a number), so both fronts accept the same calls.
+        config = pydantic.ConfigDict(extra="forbid", strict=True, allow_inf_nan=False)
+        model = pydantic.create_model(f"{method.__name__}_args", __config__=config, **fields)
         schema = model.model_json_schema()
         schema.pop("title", None)
         for prop in schema.get("properties", {}).values():
@@ -83,9 +93,13 @@ class ToolSpec:
         try:
             parsed = self.args_model.model_validate(arguments)
         except pydantic.ValidationError as e:
+            errors = e.errors()
             problems = "; ".join(
-                f"{'.'.join(str(p) for p in err['loc']) or 'arguments'}: {err['msg']}" for err in e.errors()
+                f"{_clip('.'.join(str(p) for p in err['loc'])) or 'arguments'}: {err['msg']}"
+                for err in errors[:MAX_REPORTED_PROBLEMS]
             )
+            if len(errors) > MAX_REPORTED_PROBLEMS:
+                problems += f" (and {len(errors) - MAX_REPORTED_PROBLEMS} more)"
             raise InvalidToolCall(f"invalid arguments to {self.name}: {problems}") from None
         return {k: getattr(parsed, k) for k in type(parsed).model_fields}
 
@@ -95,6 +109,31 @@ class ToolSpec:
             "type": "function",
             "function": {"name": self.name, "description": self.description, "parameters": self.parameters},
         }
+
+
+def _integral(value: Any) -> Any:
+    """2.0 → 2: JSON schema counts an integral float as an integer, so we accept it too."""
+    return int(value) if isinstance(value, float) and value.is_integer() else value
+
+
+def _bounded(tp: Any) -> Any:
+    """The argument type with the schema's bounds: strings ≤ MAX_ARG_CHARS, lists ≤ MAX_ARG_ITEMS."""
+    origin = get_origin(tp)
+    if tp is str:
+        return Annotated[str, pydantic.Field(max_length=MAX_ARG_CHARS)]
+    if tp is int:
+        return Annotated[int, pydantic.BeforeValidator(_integral)]
+    if origin in (Union, types.UnionType):
+        return Union[tuple(_bounded(a) for a in get_args(tp))]  # noqa: UP007 (built from a tuple)
+    if origin is list:
+        (item,) = get_args(tp)
+        return Annotated[list[_bounded(item)], pydantic.Field(max_length=MAX_ARG_ITEMS)]  # type: ignore[misc]
+    return tp
+
+
+def _clip(text: str, limit: int = 80) -> str:
+    """A bounded rendering of agent-supplied text for error messages."""
+    return text if len(text) <= limit else f"{text[:limit]}... ({len(text)} characters)"
 
 
 def _parse_docstring(doc: str) -> tuple[str, dict[str, str]]:
@@ -168,7 +207,8 @@ class ToolBase:
         self.world.seen_ids.update(ids)
 
     def _reference(self, *ids: str | None) -> None:
-        self.world.referenced_ids.extend(i.strip() for i in ids if i)
+        # a blank id names nothing: it is a bad call (the tool says so), not an invented product
+        self.world.referenced_ids.extend(i.strip() for i in ids if i and i.strip())
 
     def _product_summary(self, p: Product) -> dict[str, Any]:
         self._see(p.id, *(v.id for v in p.variants))

@@ -1,0 +1,217 @@
+"""Invalid configuration fails fast, with a message that names the bad value.
+
+Three fronts: the Python task functions, `inspect eval -T ...` on the command line
+(a few subprocesses; each costs a few seconds), and the `ecom-bench` CLI (in-process
+through `main`, plus one run of the installed script). Also: a damaged index cache
+file is detected and rebuilt, including damage between the spot-checked rows.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import logging
+import subprocess
+import sys
+from pathlib import Path
+
+import faiss
+import numpy as np
+import pytest
+
+from conftest import TEST_CATALOG_SIZE
+from ecom_bench import tasks
+from ecom_bench.catalog.embedders import get_embedder
+from ecom_bench.catalog.index import index_cache_path, load_or_build_index
+from ecom_bench.catalog.synthetic import generate_synthetic_catalog
+from ecom_bench.cli import main
+
+BIN = Path(sys.executable).parent
+FAST = {"samples": 2, "catalog_size": TEST_CATALOG_SIZE}
+HAS_ST = importlib.util.find_spec("sentence_transformers") is not None
+#: Without the optional extra an `st:` spec fails with the install hint (an ImportError) instead.
+NEEDS_ST = pytest.mark.skipif(not HAS_ST, reason="needs the optional sentence-transformers extra")
+
+
+# ------------------------------------------------------------------ Python task functions
+@pytest.mark.parametrize("args,message", [
+    ({"difficulty": -1}, "difficulty must be a non-negative integer, got -1"),
+    ({"difficulty": 1.5}, "difficulty must be a non-negative integer, got 1.5"),
+    ({"difficulty": "abc"}, "difficulty must be a non-negative integer, got 'abc'"),
+    ({"difficulty": True}, "difficulty must be a non-negative integer, got True"),
+    ({"difficulty": None}, "difficulty must be a non-negative integer, got None"),
+    ({"difficulty": float("nan")}, "difficulty must be a non-negative integer, got nan"),
+    ({"samples": 0}, "samples must be an integer >= 1, got 0"),
+    ({"samples": -3}, "samples must be an integer >= 1, got -3"),
+    ({"samples": "abc"}, "samples must be an integer >= 1, got 'abc'"),
+    ({"samples": True}, "samples must be an integer >= 1, got True"),
+    ({"seed": -1}, "seed must be an integer >= 0, got -1"),
+    ({"seed": "x"}, "seed must be an integer >= 0, got 'x'"),
+    ({"strict": "maybe"}, "strict must be true or false, got 'maybe'"),
+    ({"strict": 1}, "strict must be true or false, got 1"),
+    ({"catalog": "/no/such/file.parquet"}, "catalog path does not exist: '/no/such/file.parquet'"),
+    ({"catalog": "./missing/catalog.jsonl"}, "catalog path does not exist: './missing/catalog.jsonl'"),
+    ({"catalog": ""}, "catalog must be 'synthetic' or a local file, folder or dataset id, got ''"),
+    ({"catalog": "   "}, "catalog must be 'synthetic' or a local file, folder or dataset id, got '   '"),
+    ({"catalog_size": 5}, "catalog_size must be an integer >= 10, got 5"),
+    ({"catalog_size": "abc"}, "catalog_size must be an integer >= 10, got 'abc'"),
+    ({"catalog_size": -1}, "catalog_size must be an integer >= 10, got -1"),
+    ({"catalog_seed": -1}, "catalog_seed must be an integer >= 0, got -1"),
+    ({"embedder": "bogus"}, "unknown embedder spec 'bogus'"),
+    ({"embedder": ""}, "unknown embedder spec ''"),
+    ({"embedder": "st:"}, "unknown embedder spec 'st:'"),
+    pytest.param({"embedder": "st:/no/such/model"}, "embedder model path does not exist: '/no/such/model'",
+                 marks=NEEDS_ST),
+    pytest.param({"embedder": "st:./no-such-model"}, "embedder model path does not exist: './no-such-model'",
+                 marks=NEEDS_ST),
+])
+def test_task_parameters_fail_fast(args, message):
+    with pytest.raises(ValueError) as e:
+        tasks.cart(**{**FAST, **args})
+    assert message in str(e.value)
+
+
+@NEEDS_ST
+def test_uncached_hub_embedder_names_the_model():
+    """Offline, a hub id that is not in the local cache fails at task creation, not in a sample."""
+    with pytest.raises(ValueError, match=r"embedder 'st:no-such-org/no-such-model' could not be loaded"):
+        tasks.cart(**FAST, embedder="st:no-such-org/no-such-model")
+
+
+def test_missing_catalogue_name_is_named():
+    with pytest.raises(FileNotFoundError, match="no-such-catalogue"):
+        tasks.cart(**FAST, catalog="no-such-catalogue")
+
+
+@pytest.mark.parametrize("envs,message", [
+    ("C9", "unknown environment 'C9' in envs='C9'"),
+    ("cart,carts", "unknown environment 'carts'"),
+    ("", "envs must name a collection"),
+    (" , ", "envs must name a collection"),
+    ("cart,cart", "envs='cart,cart' names an environment twice"),
+    (None, "envs must name a collection (C1, C2, C4, C8) or a comma list of environments, got None"),
+    (5, "got 5"),
+])
+def test_collection_envs_fail_fast(envs, message):
+    with pytest.raises(ValueError) as e:
+        tasks.collection(envs=envs, **FAST)
+    assert message in str(e.value)
+
+
+def test_collection_shared_parameters_are_validated_too():
+    with pytest.raises(ValueError, match="samples must be an integer >= 1, got 0"):
+        tasks.collection(envs="C2", samples=0, catalog_size=TEST_CATALOG_SIZE)
+    with pytest.raises(ValueError, match="difficulty must be a non-negative integer, got -2"):
+        tasks.collection(envs="C2", difficulty=-2, samples=2, catalog_size=TEST_CATALOG_SIZE)
+
+
+# ------------------------------------------------------------------ inspect eval (subprocess)
+@pytest.mark.parametrize("task,arg,message", [
+    ("cart", "samples=abc", "samples must be an integer >= 1, got 'abc'"),
+    pytest.param("cart", "embedder=st:/no/such/model", "embedder model path does not exist: '/no/such/model'",
+                 marks=NEEDS_ST),
+    ("policy", "catalog=/no/such/catalog.parquet", "catalog path does not exist: '/no/such/catalog.parquet'"),
+    ("collection", "envs=C9", "unknown environment 'C9'"),
+    ("collection", "envs=", "envs must name a collection (C1, C2, C4, C8) or a comma list of environments, "
+                            "got None"),
+])
+def test_inspect_eval_cli_rejects_bad_parameters(tmp_path, task, arg, message):
+    cmd = [str(BIN / "inspect"), "eval", f"ecom_bench/{task}", "-T", f"catalog_size={TEST_CATALOG_SIZE}",
+           "-T", "samples=2", "-T", arg, "--model", "ecom/oracle", "--log-dir", str(tmp_path), "--display", "none"]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    assert proc.returncode != 0
+    assert message in proc.stderr + proc.stdout, (proc.stderr + proc.stdout)[-3000:]
+
+
+# ------------------------------------------------------------------ ecom-bench CLI
+def _argparse_error(capsys, argv: list[str]) -> str:
+    with pytest.raises(SystemExit) as e:
+        main(argv)
+    assert e.value.code == 2
+    return capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv,message", [
+    (["show", "carts"], "invalid choice: 'carts'"),
+    (["show", "cart", "-d", "-1"], "difficulty must be a non-negative integer, got '-1'"),
+    (["show", "cart", "-d", "1.5"], "difficulty must be a non-negative integer, got '1.5'"),
+    (["show", "cart", "-d", "abc"], "difficulty must be a non-negative integer, got 'abc'"),
+    (["show", "cart", "--seed", "-1"], "argument --seed: must be an integer >= 0, got '-1'"),
+    (["show", "cart", "--index", "-1"], "argument --index: must be an integer >= 0, got '-1'"),
+    (["show", "cart", "--index", "x"], "argument --index: must be an integer >= 0, got 'x'"),
+    (["run", "cart", "-n", "0"], "argument -n/--samples: must be an integer >= 1, got '0'"),
+    (["run", "cart", "-n", "-3"], "argument -n/--samples: must be an integer >= 1, got '-3'"),
+    (["run", "cart", "-n", "abc"], "argument -n/--samples: must be an integer >= 1, got 'abc'"),
+    (["run", "cart", "--catalog-size", "abc"], "argument --catalog-size: invalid int value: 'abc'"),
+    (["sweep", "cart", "-n", "0"], "argument -n/--samples: must be an integer >= 1, got '0'"),
+    (["sweep", "cart", "-d", "0", "-4"], "difficulty must be a non-negative integer, got '-4'"),
+    (["sweep", "cart", "--seed", "-1"], "argument --seed: must be an integer >= 0, got '-1'"),
+    (["play", "cart", "--index", "-2"], "argument --index: must be an integer >= 0, got '-2'"),
+    (["play", "cart", "-d", "true"], "difficulty must be a non-negative integer, got 'true'"),
+    (["build-index", "--catalog-size", "abc"], "argument --catalog-size: invalid int value: 'abc'"),
+    (["teleport"], "invalid choice: 'teleport'"),
+])
+def test_cli_argument_errors(capsys, argv, message):
+    assert message in _argparse_error(capsys, argv)
+
+
+@pytest.mark.parametrize("argv,message", [
+    (["show", "cart", "--catalog-size", "5"], "catalog_size must be an integer >= 10, got 5"),
+    (["run", "cart", "--catalog-size", "-5", "-n", "1"], "catalog_size must be an integer >= 10, got -5"),
+    (["run", "cart", "--policy", "bogus", "-n", "1"], "no scripted policy 'bogus' for env 'cart'"),
+    (["sweep", "C9"], "unknown environment 'C9'"),
+    (["sweep", ""], "envs must name a collection"),
+    (["sweep", "cart,cart"], "names an environment twice"),
+    (["sweep", "cart", "--policies", "oracle", "bogus", "-n", "1"], "no scripted policy 'bogus'"),
+    (["play", "cart", "--catalog", "/no/such.parquet"], "catalog path does not exist: '/no/such.parquet'"),
+    (["build-index", "--catalog", ""], "catalog must be 'synthetic' or a local file, folder or dataset id"),
+    (["build-index", "--catalog", "no-such-catalogue"], "catalogue source not found: no-such-catalogue"),
+    (["build-index", "--embedder", "bogus"], "unknown embedder spec 'bogus'"),
+    pytest.param(["build-index", "--embedder", "st:/no/such/model"],
+                 "embedder model path does not exist: '/no/such/model'", marks=NEEDS_ST),
+])
+def test_cli_value_errors(capsys, argv, message):
+    """Errors found after parsing: exit 2 with `ecom-bench: error: ...`, never a traceback."""
+    assert main(argv) == 2
+    out = capsys.readouterr()
+    assert out.err.startswith("ecom-bench: error: ") and message in out.err, out.err
+    assert "sweep" not in argv or "env " not in out.out  # fails before printing the table header
+
+
+def test_installed_cli_exits_non_zero_with_the_message():
+    proc = subprocess.run([str(BIN / "ecom-bench"), "run", "cart", "-n", "0"], capture_output=True, text=True,
+                          timeout=120)
+    assert proc.returncode == 2 and "must be an integer >= 1, got '0'" in proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+# ------------------------------------------------------------------ corrupt index cache
+def test_damaged_index_cache_is_detected_and_rebuilt(tmp_path, caplog):
+    """Gaps of the test in test_search.py: empty, truncated, and damage between the spot checks."""
+    catalog = generate_synthetic_catalog(600, 3)
+    emb = get_embedder()
+    path = index_cache_path(catalog, emb, "flat", tmp_path)
+    load_or_build_index(catalog, emb, kind="flat", cache_dir=tmp_path)
+    good = path.read_bytes()
+    row = 4 * emb.dim  # bytes per stored vector; the vectors are the file's tail, in catalogue order
+    start = len(good) - (len(catalog) - 7) * row  # row 7: not one of the spot-checked rows
+    nan_row = good[:start] + np.full(emb.dim, np.nan, np.float32).tobytes() + good[start + row:]
+    scaled = good[:start] + (np.frombuffer(good[start:start + row], np.float32) * 2).tobytes() + good[start + row:]
+    for damaged, why in [(b"", "unreadable"), (good[: len(good) // 2], "unreadable"),
+                         (nan_row, "stored vector 7 is damaged"), (scaled, "stored vector 7 is damaged")]:
+        path.write_bytes(damaged)
+        caplog.clear()
+        with caplog.at_level(logging.WARNING, logger="ecom_bench.catalog.index"):
+            rebuilt = load_or_build_index(catalog, emb, kind="flat", cache_dir=tmp_path)
+        assert not rebuilt.from_cache and why in caplog.text
+        assert path.read_bytes() == good  # rewritten
+        assert load_or_build_index(catalog, emb, kind="flat", cache_dir=tmp_path).from_cache
+    assert faiss.read_index(str(path)).ntotal == len(catalog)
+
+
+def test_cache_path_taken_by_a_directory_still_gives_an_index(tmp_path, caplog):
+    catalog = generate_synthetic_catalog(200, 4)
+    emb = get_embedder()
+    index_cache_path(catalog, emb, "flat", tmp_path).mkdir(parents=True)
+    with caplog.at_level(logging.WARNING, logger="ecom_bench.catalog.index"):
+        vi = load_or_build_index(catalog, emb, kind="flat", cache_dir=tmp_path)
+    assert not vi.from_cache and vi.ntotal == len(catalog) and "could not write" in caplog.text
