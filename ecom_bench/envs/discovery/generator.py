@@ -2,7 +2,8 @@
 
 Every draw comes from `seeded_rng("discovery", seed, d, intent)`. The category is always
 stated (it is what the customer shops for); every other constraint is withheld from
-the opening with probability p_missing(d) and revealed when the agent asks.
+the opening with probability p_missing(d) and revealed when the agent asks. The target
+is redrawn until its budget binds (prices a third of its category out, `budget_binds`).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from ecom_bench._seeding import derive_seed, seeded_rng
 from ecom_bench.difficulty import Difficulty
 from ecom_bench.envs._ranking import (
     RANKED_LIST,
+    budget_binds,
     category_noun,
     constraints_from,
     ideal_ranking,
@@ -27,16 +29,24 @@ from ecom_bench.envs.discovery.user import DiscoveryUser
 from ecom_bench.users.base import Disclosure
 from ecom_bench.world import World
 
+#: In-stock targets drawn at most until one's budget binds (`budget_binds`); a
+#: catalogue where none does (tiny or flat-priced) keeps the last draw.
+MAX_TARGET_DRAWS = 200
+
 
 def build_discovery(world: World, seed: int, difficulty: Difficulty, intent: int = 0) -> SubTask:
     d = difficulty.level
     rng = seeded_rng("discovery", seed, d, intent)
     catalog = world.catalog
+    draws = 0
     while True:
         target = catalog.products[rng.randrange(len(catalog))]
-        if world.in_stock(target):
+        if not world.in_stock(target):
+            continue
+        draws += 1
+        category, constraints = constraints_from(target, rng, difficulty.n_constraints, difficulty)
+        if budget_binds(catalog, category.value, constraints[0].value) or draws >= MAX_TARGET_DRAWS:
             break
-    category, constraints = constraints_from(target, rng, difficulty.n_constraints, difficulty)
     weights = constrained_persona(derive_seed("discovery", seed, d, intent), (category, *constraints))
     search = {"query": category_noun(target), "max_price": constraints[0].value, "limit": 20}
     goal = DiscoveryGoal(target_id=target.id, target_brand=target.brand, category=category,
