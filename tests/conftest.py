@@ -6,6 +6,7 @@ import os
 import tempfile
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 # Everything the suite loads must come from disk: fail loudly if anything tries a hub.
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -21,13 +22,37 @@ TEST_CATALOG_SIZE = 3000
 TEST_SPEC = CatalogSpec(size=TEST_CATALOG_SIZE)
 
 
+#: How many times more examples / episodes the sweeps draw under `--long`.
+LONG_FACTOR = 10
+_long_run = [False]
+
+# CI: a fixed set of examples (derandomized, no example database), so a run is repeatable.
+# --long: ten times as many, freshly drawn each run (new seeds, new fuzz inputs).
+_COMMON = {"deadline": None, "database": None,
+           "suppress_health_check": [HealthCheck.function_scoped_fixture, HealthCheck.too_slow,
+                                     HealthCheck.data_too_large]}
+settings.register_profile("ci", derandomize=True, **_COMMON)
+settings.register_profile("long", derandomize=False, **_COMMON)
+settings.load_profile("ci")
+
+
+def examples(n: int) -> int:
+    """`n` in CI, LONG_FACTOR·n under --long (hypothesis max_examples, adversarial episodes)."""
+    return n * LONG_FACTOR if _long_run[0] else n
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    _long_run[0] = bool(config.getoption("--long"))
+    settings.load_profile("long" if _long_run[0] else "ci")
+
+
 @pytest.fixture(scope="session")
 def context() -> EnvContext:
     return load_context(TEST_SPEC)
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
-    parser.addoption("--long", action="store_true", default=False, help="run the long property sweeps")
+    parser.addoption("--long", action="store_true", default=False, help="run the long sweeps: slow tests, 10x the property/fuzz examples and adversarial episodes")
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

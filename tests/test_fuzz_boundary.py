@@ -16,10 +16,10 @@ from functools import cache
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import TEST_SPEC
+from conftest import TEST_SPEC, examples
 from ecom_bench.envs import ENVIRONMENTS
 from ecom_bench.envs.context import load_context
 from ecom_bench.episode import MAX_REFUSED_CALLS_PER_TURN, Episode, ToolOutcome
@@ -194,8 +194,8 @@ def _call(draw: st.DrawFn, ep: Episode, env: str) -> tuple[Any, Any]:
     return name, args
 
 
-FUZZ = settings(max_examples=30, deadline=None, database=None,
-                suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+#: Fixed fuzz inputs in CI; ten times as many, freshly drawn, under --long (conftest profiles).
+FUZZ = settings(max_examples=examples(30))
 
 
 @pytest.mark.parametrize("env", ENVS)

@@ -10,17 +10,18 @@ import os
 import subprocess
 import sys
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from conftest import examples
 from ecom_bench.agents import get_policy
 from ecom_bench.envs import ENVIRONMENTS
 from ecom_bench.runner import make_episode, run_policy
 
 ENVS = sorted(ENVIRONMENTS)
 triples = st.tuples(st.sampled_from(ENVS), st.integers(0, 15), st.integers(0, 2**31 - 1))
-SETTINGS = settings(max_examples=80, deadline=None, derandomize=True,
-                    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+#: Fixed examples in CI; ten times as many, freshly drawn, under --long (conftest profiles).
+SETTINGS = settings(max_examples=examples(80))
 
 
 def transcript(context, env: str, d: int, seed: int, policy: str) -> dict:
