@@ -16,7 +16,7 @@ from ecom_bench.difficulty import Difficulty
 from ecom_bench.envs.base import Environment, Problem, Verdict
 from ecom_bench.rewards import Reward, efficiency, hallucination
 from ecom_bench.users import UserAct, UserMessage
-from ecom_bench.world._tooling import _clip
+from ecom_bench.world._tooling import clip_text
 from ecom_bench.world.state import ToolCallRecord
 from ecom_bench.world.toolkit import InvalidToolCall, Toolkit, ToolError, ToolSpec
 
@@ -126,7 +126,7 @@ class Episode:
         if self.done:
             return ToolOutcome("The conversation has ended; no more tool calls are accepted.", error=True)
         if not isinstance(name, str) or name not in self.env.tool_names:
-            return self._invalid(name, arguments, f"unknown tool {_clip(repr(name))}; available: "
+            return self._invalid(name, arguments, f"unknown tool {clip_text(repr(name))}; available: "
                                  f"{', '.join(self.env.tool_names)}")
         spec = Toolkit.specs()[name]
         try:
@@ -178,7 +178,7 @@ class Episode:
         The reason may quote the model's output (a parser's message can hold a 1 MB
         argument), so it is clipped before it enters the end reason and the explanation.
         """
-        reason = _clip(reason, MAX_REASON_CHARS)
+        reason = clip_text(reason, MAX_REASON_CHARS)
         if self.strict and not self.done:
             self.hard_fail_reason = f"invalid output: {reason}"
             self._end(self.hard_fail_reason)
@@ -223,7 +223,7 @@ class Episode:
 
     def _invalid(self, name: Any, arguments: Any, reason: str) -> ToolOutcome:
         # unvalidated input can be anything (a 1 MB string, a non-str name): log a bounded repr
-        self._log(_clip(str(name)), {"_raw": _clip(repr(arguments), 200)}, False, reason)
+        self._log(clip_text(str(name)), {"_raw": clip_text(repr(arguments), 200)}, False, reason)
         if self.strict:
             self.hard_fail_reason = f"invalid tool call: {reason}"
             self._end(self.hard_fail_reason)

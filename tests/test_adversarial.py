@@ -31,6 +31,8 @@ from ecom_bench.agents.adversarial import ADVERSARIAL, ADVERSARIAL_NAMES
 from ecom_bench.envs import ENVIRONMENTS
 from ecom_bench.runner import make_episode, run_policy
 
+pytestmark = pytest.mark.reliability
+
 ENVS = list(ENVIRONMENTS)
 #: Episodes per d (E_JOURNEY chains 2-5 requests: fewer).
 N = {"journey": examples(3)}

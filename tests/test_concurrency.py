@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 from concurrent.futures import ThreadPoolExecutor
 
+import pytest
 from inspect_ai import eval as inspect_eval
 
 from conftest import TEST_CATALOG_SIZE
@@ -15,6 +16,8 @@ from ecom_bench import tasks
 from ecom_bench.agents import get_policy
 from ecom_bench.envs import ENVIRONMENTS
 from ecom_bench.runner import make_episode, run_policy
+
+pytestmark = pytest.mark.reliability
 
 
 def _outcome(context, env: str, i: int) -> str:

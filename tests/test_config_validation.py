@@ -25,6 +25,8 @@ from ecom_bench.catalog.index import index_cache_path, load_or_build_index
 from ecom_bench.catalog.synthetic import generate_synthetic_catalog
 from ecom_bench.cli import main
 
+pytestmark = pytest.mark.reliability
+
 BIN = Path(sys.executable).parent
 FAST = {"samples": 2, "catalog_size": TEST_CATALOG_SIZE}
 HAS_ST = importlib.util.find_spec("sentence_transformers") is not None

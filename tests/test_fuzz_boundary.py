@@ -27,6 +27,8 @@ from ecom_bench.runner import make_episode
 from ecom_bench.world._tooling import MAX_ARG_CHARS, MAX_ARG_ITEMS
 from ecom_bench.world.toolkit import Toolkit
 
+pytestmark = pytest.mark.reliability
+
 ENVS = tuple(ENVIRONMENTS)
 DIFFICULTY = 6
 #: A tool reply is never longer than this (the longest legitimate one, 20 search hits in a

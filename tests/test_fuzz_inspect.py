@@ -32,6 +32,8 @@ from conftest import TEST_CATALOG_SIZE
 from ecom_bench import tasks
 from ecom_bench.envs import resolve_envs
 
+pytestmark = pytest.mark.reliability
+
 MB = "x" * 1_000_000
 #: What the model may read back from one tool call, and what one score explanation may hold.
 MAX_TOOL_MESSAGE_CHARS = 32_000

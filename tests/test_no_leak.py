@@ -48,6 +48,8 @@ from ecom_bench.agents.adversarial import ADVERSARIAL_NAMES
 from ecom_bench.envs import ENVIRONMENTS
 from ecom_bench.runner import make_episode
 
+pytestmark = pytest.mark.reliability
+
 ENVS = list(ENVIRONMENTS)
 POLICIES = ("heuristic", "random", *ADVERSARIAL_NAMES)
 _ID = re.compile(r"^[A-Z]{1,4}-?\d{4,}(?:-[A-Za-z]*\d+)*$")

@@ -10,6 +10,7 @@ import os
 import subprocess
 import sys
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -17,6 +18,8 @@ from conftest import examples
 from ecom_bench.agents import get_policy
 from ecom_bench.envs import ENVIRONMENTS
 from ecom_bench.runner import make_episode, run_policy
+
+pytestmark = pytest.mark.reliability
 
 ENVS = sorted(ENVIRONMENTS)
 triples = st.tuples(st.sampled_from(ENVS), st.integers(0, 15), st.integers(0, 2**31 - 1))

@@ -95,7 +95,7 @@ class ToolSpec:
         except pydantic.ValidationError as e:
             errors = e.errors()
             problems = "; ".join(
-                f"{_clip('.'.join(str(p) for p in err['loc'])) or 'arguments'}: {err['msg']}"
+                f"{clip_text('.'.join(str(p) for p in err['loc'])) or 'arguments'}: {err['msg']}"
                 for err in errors[:MAX_REPORTED_PROBLEMS]
             )
             if len(errors) > MAX_REPORTED_PROBLEMS:
@@ -131,7 +131,7 @@ def _bounded(tp: Any) -> Any:
     return tp
 
 
-def _clip(text: str, limit: int = 80) -> str:
+def clip_text(text: str, limit: int = 80) -> str:
     """A bounded rendering of agent-supplied text for error messages."""
     return text if len(text) <= limit else f"{text[:limit]}... ({len(text)} characters)"
 
