@@ -79,6 +79,17 @@ def test_uncached_hub_embedder_names_the_model():
         tasks.cart(**FAST, embedder="st:no-such-org/no-such-model")
 
 
+@pytest.mark.parametrize("task_name", ["cart", "journey", "collection"])
+def test_misspelt_parameters_are_refused_by_name(task_name):
+    """Inspect would only warn and run the default (d = 0): a typo must not change what is measured."""
+    with pytest.raises(ValueError) as e:
+        getattr(tasks, task_name)(difficuly=6, **FAST)
+    assert f"unknown parameter 'difficuly' (did you mean 'difficulty'?) for task '{task_name}'" in str(e.value)
+    assert "it takes: " in str(e.value) and "embedder" in str(e.value)
+    with pytest.raises(ValueError, match=r"unknown parameters 'colour', 'smaples' \(did you mean 'samples'\?\) "):
+        tasks.cart(colour="red", smaples=3, catalog_size=TEST_CATALOG_SIZE)
+
+
 def test_missing_catalogue_name_is_named():
     with pytest.raises(FileNotFoundError, match="no-such-catalogue"):
         tasks.cart(**FAST, catalog="no-such-catalogue")
@@ -113,6 +124,7 @@ def test_collection_shared_parameters_are_validated_too():
                  marks=NEEDS_ST),
     ("policy", "catalog=/no/such/catalog.parquet", "catalog path does not exist: '/no/such/catalog.parquet'"),
     ("collection", "envs=C9", "unknown environment 'C9'"),
+    ("tracking", "difficuly=6", "unknown parameter 'difficuly' (did you mean 'difficulty'?) for task 'tracking'"),
     ("collection", "envs=", "envs must name a collection (C1, C2, C4, C8) or a comma list of environments, "
                             "got None"),
 ])

@@ -6,6 +6,9 @@ same parameters and validate them the same way.
 
 from __future__ import annotations
 
+import difflib
+import inspect
+from collections.abc import Callable
 from typing import Any
 
 from inspect_ai import Task
@@ -37,6 +40,25 @@ def _bool_param(name: str, value: Any) -> bool:
     if isinstance(value, str) and value.lower() in ("true", "false"):
         return value.lower() == "true"
     raise ValueError(f"{name} must be true or false, got {value!r}")
+
+
+def reject_unknown_params(task_name: str, unknown: dict[str, Any], task_fn: Callable[..., Any]) -> None:
+    """Fail on a parameter the task does not take (`-T difficuly=6`).
+
+    Inspect only logs a warning for such a parameter and runs the task with its default
+    (d = 0 here): a typo would silently change what is measured. The task functions take
+    `**unknown` so that they see these parameters and can refuse them by name.
+    """
+    if not unknown:
+        return
+
+    valid = [n for n, p in inspect.signature(task_fn).parameters.items() if p.kind is not p.VAR_KEYWORD]
+    problems = []
+    for name in sorted(unknown):
+        close = difflib.get_close_matches(name, valid, n=1)
+        problems.append(f"{name!r}" + (f" (did you mean {close[0]!r}?)" if close else ""))
+    raise ValueError(f"unknown parameter{'s' if len(problems) > 1 else ''} {', '.join(problems)} for task "
+                     f"{task_name!r}; it takes: {', '.join(valid)}")
 
 
 def sample_id(env: str, difficulty: int, seed: int, index: int) -> str:

@@ -7,16 +7,18 @@ env as well as overall.
 
 from __future__ import annotations
 
+from typing import Any
+
 from inspect_ai import Task, task
 
 from ecom_bench.envs import COLLECTIONS, resolve_envs
-from ecom_bench.tasks._builder import DEFAULT_SAMPLES, env_task
+from ecom_bench.tasks._builder import DEFAULT_SAMPLES, env_task, reject_unknown_params
 
 
 @task
 def collection(envs: str = "C8", difficulty: int = 0, samples: int = DEFAULT_SAMPLES, seed: int = 0,
                strict: bool = True, catalog: str = "synthetic", catalog_size: int | None = None,
-               catalog_seed: int = 0, embedder: str = "wordllama") -> Task:
+               catalog_seed: int = 0, embedder: str = "wordllama", **unknown: Any) -> Task:
     """A collection of environments: C1, C2, C4, C8 or a comma list such as "cart,policy".
 
     Args:
@@ -30,7 +32,9 @@ def collection(envs: str = "C8", difficulty: int = 0, samples: int = DEFAULT_SAM
         catalog_size: Products in the synthetic catalogue (default 20000), or a row limit for a loaded one.
         catalog_seed: Seed of the synthetic catalogue.
         embedder: "wordllama" (offline default) or "st:<model name or local path>".
+        **unknown: Refused by name (a misspelt `-T` parameter would otherwise run the default).
     """
+    reject_unknown_params("collection", unknown, collection)
     if not isinstance(envs, str):  # `-T envs=` arrives as None, `-T envs=5` as an int
         raise ValueError(f"envs must name a collection ({', '.join(COLLECTIONS)}) or a comma list of "
                          f"environments, got {envs!r}")

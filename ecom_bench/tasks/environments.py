@@ -7,10 +7,11 @@ eight copies of the same signature; the env's own package holds what differs.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from inspect_ai import Task, task
 
-from ecom_bench.tasks._builder import DEFAULT_SAMPLES, env_task
+from ecom_bench.tasks._builder import DEFAULT_SAMPLES, env_task, reject_unknown_params
 
 _PARAMS_DOC = """
 
@@ -24,13 +25,15 @@ _PARAMS_DOC = """
         catalog_size: Products in the synthetic catalogue (default 20000), or a row limit for a loaded one.
         catalog_seed: Seed of the synthetic catalogue.
         embedder: "wordllama" (offline default) or "st:<model name or local path>".
+        **unknown: Refused by name (a misspelt `-T` parameter would otherwise run the default).
     """
 
 
 def _env_task(env_name: str, summary: str) -> Callable[..., Task]:
     def make(difficulty: int = 0, samples: int = DEFAULT_SAMPLES, seed: int = 0, strict: bool = True,
              catalog: str = "synthetic", catalog_size: int | None = None, catalog_seed: int = 0,
-             embedder: str = "wordllama") -> Task:
+             embedder: str = "wordllama", **unknown: Any) -> Task:
+        reject_unknown_params(env_name, unknown, make)
         return env_task(env_name, difficulty=difficulty, samples=samples, seed=seed, strict=strict,
                         catalog=catalog, catalog_size=catalog_size, catalog_seed=catalog_seed, embedder=embedder)
 
