@@ -17,6 +17,7 @@ from pathlib import Path
 import faiss
 import numpy as np
 import pytest
+from inspect_ai import eval as inspect_eval
 
 from conftest import TEST_CATALOG_SIZE
 from ecom_bench import tasks
@@ -134,6 +135,17 @@ def test_inspect_eval_cli_rejects_bad_parameters(tmp_path, task, arg, message):
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
     assert proc.returncode != 0
     assert message in proc.stderr + proc.stdout, (proc.stderr + proc.stdout)[-3000:]
+
+
+@pytest.mark.parametrize("model,model_args,message", [
+    ("ecom/orcale", {}, "unknown scripted model 'ecom/orcale'; available: ecom/oracle, ecom/heuristic"),
+    ("ecom/oracle", {"temperature_x": 1}, "scripted model 'ecom/oracle' takes no model args, got: temperature_x"),
+])
+def test_scripted_model_names_and_args_are_checked(tmp_path, model, model_args, message):
+    task = tasks.cart(samples=1, catalog_size=TEST_CATALOG_SIZE)
+    with pytest.raises(ValueError) as e:
+        inspect_eval(task, model=model, model_args=model_args, log_dir=str(tmp_path), display="none")
+    assert message in str(e.value)
 
 
 # ------------------------------------------------------------------ ecom-bench CLI

@@ -59,6 +59,9 @@ class ScriptedModelAPI(ModelAPI):
         if model_name not in POLICIES:
             raise ValueError(f"unknown scripted model 'ecom/{model_name}'; available: "
                              + ", ".join(f"ecom/{p}" for p in POLICIES))
+        if model_args:  # `-M` options configure nothing here: refuse them rather than ignore them
+            raise ValueError(f"scripted model 'ecom/{model_name}' takes no model args, got: "
+                             + ", ".join(sorted(model_args)))
 
     async def count_text_tokens(self, text: str) -> int:
         return _tokens(text)
