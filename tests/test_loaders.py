@@ -248,6 +248,20 @@ def test_no_title_column_is_an_error(tmp_path, hf_tmp):
         load_catalog(tmp_path / "x.jsonl", cache_dir=hf_tmp)
 
 
+def test_unreadable_and_empty_catalogues_name_the_file(tmp_path, hf_tmp):
+    """A corrupt file or one with no usable row is a readable ValueError, not a datasets/arrow traceback."""
+    (tmp_path / "garbage.jsonl").write_text("not json at all\n")
+    with pytest.raises(ValueError, match=r"could not read catalogue .*garbage.jsonl: ArrowInvalid: JSON parse"):
+        load_catalog(tmp_path / "garbage.jsonl", cache_dir=hf_tmp)
+    (tmp_path / "fake.parquet").write_bytes(b"PAR1 not really parquet")
+    with pytest.raises(ValueError, match=r"could not read catalogue .*fake.parquet: ArrowInvalid"):
+        load_catalog(tmp_path / "fake.parquet", cache_dir=hf_tmp)
+    _write_jsonl(tmp_path / "unpriced.jsonl", [{"title": "Kettle"}, {"title": "", "price": 3.0}])
+    with pytest.raises(ValueError, match=r"unpriced.jsonl has no usable products: 2 rows, skipped "
+                                         r"\{'title': 1, 'price': 1\}"):
+        load_catalog(tmp_path / "unpriced.jsonl", cache_dir=hf_tmp)
+
+
 @pytest.mark.parametrize(
     "raw, want",
     [("$12.99", 12.99), ("1,299.00", 1299.0), ("$10 - $20", 10.0), (5, 5.0), (None, None), ("None", None),

@@ -83,3 +83,22 @@ class Catalog:
             for k in range(1, len(p.category) + 1):
                 seen.add(" > ".join(p.category[:k]))
         return sorted(seen)
+
+
+#: Random draws a task generator makes before concluding the catalogue lacks what it needs.
+MAX_DRAWS = 20_000
+
+
+class CatalogTooSparse(ValueError):
+    """The catalogue lacks what a task generator needs (too few products, categories or variants)."""
+
+
+def draws(catalog: Catalog, need: str, limit: int = MAX_DRAWS) -> Iterator[int]:
+    """Bounded rejection sampling: ``for _ in draws(catalog, "what"): ... break`` instead of ``while True``.
+
+    A generator that keeps drawing until a product fits would hang on a catalogue that has
+    no such product (a tiny or uniform one); after `limit` draws this names what is missing.
+    """
+    yield from range(limit)
+    raise CatalogTooSparse(f"catalogue {catalog.name!r} ({len(catalog)} products) has no {need} "
+                           f"(none in {limit} random draws): use a larger or more varied catalogue")

@@ -440,6 +440,8 @@ def _local_files(path: Path) -> tuple[str, list[str]]:
 
 def _load_dataset(source: str | Path, split: str, cache_dir: str | os.PathLike[str] | None) -> Any:
     from datasets import load_dataset
+    from datasets.exceptions import DatasetGenerationError
+    from pyarrow import ArrowException
 
     kw: dict[str, Any] = {}
     if cache_dir is not None:
@@ -447,7 +449,11 @@ def _load_dataset(source: str | Path, split: str, cache_dir: str | os.PathLike[s
     path = Path(source).expanduser()
     if path.exists():
         builder, files = _local_files(path)
-        return load_dataset(builder, data_files={split: files}, split=split, **kw)
+        try:
+            return load_dataset(builder, data_files={split: files}, split=split, **kw)
+        except (DatasetGenerationError, ArrowException) as e:  # unparseable JSON, not parquet, mixed schemas
+            cause = e.__cause__ or e
+            raise ValueError(f"could not read catalogue {path}: {type(cause).__name__}: {cause}") from e
     if _looks_local(source):
         raise FileNotFoundError(f"catalogue source not found: {path}")
     try:
@@ -509,6 +515,9 @@ def load_catalog(
     skipped = {k: v for k, v in mapper.skipped.items() if v}
     if skipped:
         log.info("load_catalog(%s): skipped rows %s", source, skipped)
+    if not products and limit != 0:
+        raise ValueError(f"catalogue {source} has no usable products: {len(ds)} rows, skipped {skipped or 'none'} "
+                         "(every product needs a title and a price)")
     if name is None:
         p = Path(str(source))
         name = p.stem if (isinstance(source, Path) or Path(source).expanduser().exists()) else str(source)

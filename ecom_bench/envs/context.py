@@ -17,6 +17,10 @@ from ecom_bench.catalog import Catalog
 DEFAULT_CATALOG = "synthetic"
 DEFAULT_CATALOG_SIZE = 20_000
 DEFAULT_EMBEDDER = "wordllama"
+#: The smallest catalogue_size accepted: every env was checked to generate tasks its oracle
+#: solves at this size (1,200 episodes: 5 catalogue seeds x d 0-15). At 100 products some
+#: E_JOURNEY sub-tasks compete for the same few items; at 10-50 E_SUB finds no substitutes.
+MIN_CATALOG_SIZE = 500
 
 
 @dataclass(frozen=True)
@@ -33,8 +37,8 @@ class CatalogSpec:
             raise ValueError("catalog must be 'synthetic' or a local file, folder or dataset id, "
                              f"got {self.source!r}")
         if self.size is not None and (not isinstance(self.size, int) or isinstance(self.size, bool)
-                                      or self.size < 10):
-            raise ValueError(f"catalog_size must be an integer >= 10, got {self.size!r}")
+                                      or self.size < MIN_CATALOG_SIZE):
+            raise ValueError(f"catalog_size must be an integer >= {MIN_CATALOG_SIZE}, got {self.size!r}")
         if self.source != DEFAULT_CATALOG:
             p = Path(self.source).expanduser()
             looks_like_path = p.suffix or self.source.startswith((".", "/", "~")) or p.exists()

@@ -18,7 +18,7 @@ from ecom_bench import __version__
 from ecom_bench._seeding import episode_seed
 from ecom_bench.difficulty import Difficulty, validate_level
 from ecom_bench.envs import get_env
-from ecom_bench.envs.context import CatalogSpec, load_context
+from ecom_bench.envs.context import MIN_CATALOG_SIZE, CatalogSpec, load_context
 from ecom_bench.episode import Episode
 from ecom_bench.scorers import episode_scorer, score_metrics
 from ecom_bench.tasks._solver import customer_conversation
@@ -98,8 +98,8 @@ def env_task(env_name: str, *, difficulty: Any = 0, samples: Any = DEFAULT_SAMPL
     samples = _int_param("samples", samples, 1)
     seed = _int_param("seed", seed, 0)
     strict = _bool_param("strict", strict)
-    spec = CatalogSpec(str(catalog), None if catalog_size is None else _int_param("catalog_size", catalog_size, 10),
-                       _int_param("catalog_seed", catalog_seed, 0)).validate()
+    size = None if catalog_size is None else _int_param("catalog_size", catalog_size, MIN_CATALOG_SIZE)
+    spec = CatalogSpec(str(catalog), size, _int_param("catalog_seed", catalog_seed, 0)).validate()
     if envs is None:
         env_names, title = (env_name,), get_env(env_name).title
     else:

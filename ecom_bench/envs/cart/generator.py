@@ -9,7 +9,7 @@ target's wanted variant has stock for the wanted quantity: each task is solvable
 from __future__ import annotations
 
 from ecom_bench._seeding import derive_seed, seeded_rng
-from ecom_bench.catalog import Product
+from ecom_bench.catalog import Product, draws
 from ecom_bench.catalog.naming import short_name
 from ecom_bench.difficulty import Difficulty
 from ecom_bench.envs.base import SubTask
@@ -29,7 +29,9 @@ def build_cart(world: World, seed: int, difficulty: Difficulty, intent: int = 0)
     targets: list[CartTarget] = []
     used_leaves: set[str] = set()
     disclosure = Disclosure()
-    while len(targets) < n_items:
+    for _ in draws(catalog, f"{n_items} in-stock products of different categories"):
+        if len(targets) == n_items:
+            break
         p = catalog.products[rng.randrange(len(catalog))]
         if p.leaf_category in used_leaves or not world.in_stock(p):
             continue

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ecom_bench._seeding import derive_seed, seeded_rng
+from ecom_bench.catalog import draws
 from ecom_bench.difficulty import Difficulty
 from ecom_bench.envs._ranking import (
     RANKED_LIST,
@@ -38,14 +39,14 @@ def build_discovery(world: World, seed: int, difficulty: Difficulty, intent: int
     d = difficulty.level
     rng = seeded_rng("discovery", seed, d, intent)
     catalog = world.catalog
-    draws = 0
-    while True:
+    tried = 0
+    for _ in draws(catalog, "in-stock product to shop for"):
         target = catalog.products[rng.randrange(len(catalog))]
         if not world.in_stock(target):
             continue
-        draws += 1
+        tried += 1
         category, constraints = constraints_from(target, rng, difficulty.n_constraints, difficulty)
-        if budget_binds(catalog, category.value, constraints[0].value) or draws >= MAX_TARGET_DRAWS:
+        if budget_binds(catalog, category.value, constraints[0].value) or tried >= MAX_TARGET_DRAWS:
             break
     weights = constrained_persona(derive_seed("discovery", seed, d, intent), (category, *constraints))
     search = {"query": category_noun(target), "max_price": constraints[0].value, "limit": 20}

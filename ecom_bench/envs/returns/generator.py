@@ -15,7 +15,7 @@ import math
 import random
 
 from ecom_bench._seeding import derive_seed, seeded_rng
-from ecom_bench.catalog import Product
+from ecom_bench.catalog import CatalogTooSparse, Product, draws
 from ecom_bench.catalog.naming import short_name
 from ecom_bench.difficulty import Difficulty
 from ecom_bench.envs.base import SubTask
@@ -92,7 +92,10 @@ def build_returns(world: World, seed: int, difficulty: Difficulty, intent: int =
     if edge == "final_sale" and not final_sale:
         edge = "day_after_last"
     candidates = final_sale if edge == "final_sale" else [lf for lf in leaves if top_window(lf) is not None]
-    while True:
+    if not candidates:
+        raise CatalogTooSparse(f"catalogue {catalog.name!r} ({len(catalog)} products) has no category with a "
+                               "return window that no order of this account uses yet")
+    for _ in draws(catalog, "returnable product with an in-stock variant"):
         leaf = rng.choice(candidates)
         product = catalog.products[rng.choice(catalog.by_leaf_category[leaf])]
         in_stock = [v for v in product.variants if world.stock_of(product, v) > 0]

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ecom_bench._seeding import derive_seed, seeded_rng
+from ecom_bench.catalog import draws
 from ecom_bench.difficulty import Difficulty
 from ecom_bench.envs._ranking import (
     RANKED_LIST,
@@ -38,7 +39,7 @@ def build_substitution(world: World, seed: int, difficulty: Difficulty, intent: 
     d = difficulty.level
     rng = seeded_rng("substitution", seed, d, intent)
     catalog = world.catalog
-    while True:
+    for _ in draws(catalog, "in-stock product with variants and an in-stock compatible alternative"):
         p0 = catalog.products[rng.randrange(len(catalog))]
         attribute = variant_attribute(p0)
         if attribute is None or not world.in_stock(p0):
