@@ -25,6 +25,7 @@ from ecom_bench.catalog.embedders import get_embedder
 from ecom_bench.catalog.index import index_cache_path, load_or_build_index
 from ecom_bench.catalog.synthetic import generate_synthetic_catalog
 from ecom_bench.cli import main
+from ecom_bench.difficulty import Difficulty
 
 pytestmark = pytest.mark.reliability
 
@@ -55,9 +56,9 @@ NEEDS_ST = pytest.mark.skipif(not HAS_ST, reason="needs the optional sentence-tr
     ({"catalog": "./missing/catalog.jsonl"}, "catalog path does not exist: './missing/catalog.jsonl'"),
     ({"catalog": ""}, "catalog must be 'synthetic' or a local file, folder or dataset id, got ''"),
     ({"catalog": "   "}, "catalog must be 'synthetic' or a local file, folder or dataset id, got '   '"),
-    ({"catalog_size": 5}, "catalog_size must be an integer >= 10, got 5"),
-    ({"catalog_size": "abc"}, "catalog_size must be an integer >= 10, got 'abc'"),
-    ({"catalog_size": -1}, "catalog_size must be an integer >= 10, got -1"),
+    ({"catalog_size": 5}, "catalog_size must be an integer >= 500, got 5"),
+    ({"catalog_size": "abc"}, "catalog_size must be an integer >= 500, got 'abc'"),
+    ({"catalog_size": -1}, "catalog_size must be an integer >= 500, got -1"),
     ({"catalog_seed": -1}, "catalog_seed must be an integer >= 0, got -1"),
     ({"embedder": "bogus"}, "unknown embedder spec 'bogus'"),
     ({"embedder": ""}, "unknown embedder spec ''"),
@@ -181,8 +182,8 @@ def test_cli_argument_errors(capsys, argv, message):
 
 
 @pytest.mark.parametrize("argv,message", [
-    (["show", "cart", "--catalog-size", "5"], "catalog_size must be an integer >= 10, got 5"),
-    (["run", "cart", "--catalog-size", "-5", "-n", "1"], "catalog_size must be an integer >= 10, got -5"),
+    (["show", "cart", "--catalog-size", "5"], "catalog_size must be an integer >= 500, got 5"),
+    (["run", "cart", "--catalog-size", "-5", "-n", "1"], "catalog_size must be an integer >= 500, got -5"),
     (["run", "cart", "--policy", "bogus", "-n", "1"], "no scripted policy 'bogus' for env 'cart'"),
     (["sweep", "C9"], "unknown environment 'C9'"),
     (["sweep", ""], "envs must name a collection"),
@@ -208,6 +209,31 @@ def test_installed_cli_exits_non_zero_with_the_message():
                           timeout=120)
     assert proc.returncode == 2 and "must be an integer >= 1, got '0'" in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+# ------------------------------------------------------------------ catalogues too small for an env
+def test_a_catalogue_too_small_for_an_env_is_named_not_a_hang():
+    """Generators draw products until one fits: on a 10-product catalogue that must end in a clear error."""
+    from ecom_bench.catalog import CatalogTooSparse
+    from ecom_bench.catalog.search import SearchEngine
+    from ecom_bench.envs import ENVIRONMENTS, get_env
+    from ecom_bench.envs.context import EnvContext
+
+    catalog = generate_synthetic_catalog(10, 0)
+    context = EnvContext(catalog, SearchEngine(catalog, get_embedder()))
+    outcomes = {}
+    for env in ENVIRONMENTS:
+        for d in (0, 12):
+            try:
+                get_env(env).generate(context, 7, Difficulty.from_level(d))
+                outcomes.setdefault(env, "ok")
+            except ValueError as e:  # CatalogTooSparse is one
+                outcomes[env] = str(e)
+    assert "has no in-stock product with variants and an in-stock compatible alternative" in outcomes["substitution"]
+    assert "catalogue 'synthetic-10-s0' (10 products)" in outcomes["substitution"]
+    assert "no bundle project has enough categories" in outcomes["bundle"]
+    with pytest.raises(CatalogTooSparse, match="has no in-stock product with variants"):
+        get_env("substitution").generate(context, 7, Difficulty.from_level(3))
 
 
 # ------------------------------------------------------------------ corrupt index cache
