@@ -125,6 +125,26 @@ def test_stock_outs_belong_to_their_request(context):
         assert world.fire_stock_outs(1) == []
 
 
+def test_a_later_substitution_never_takes_an_earlier_requests_product(context):
+    """E_SUB's generator sets its original out of stock; in a journey that must not be a product an
+    earlier request relies on (a bundle's only in-stock pitcher made d=10^6, #0 unsolvable)."""
+    from ecom_bench.envs.journey import _product_ids_in
+
+    checked = 0
+    for d in (8, 12, 15, 10**6):
+        for i in range(12):
+            problem = episode(context, d, i).problem
+            tasks = problem.goal.tasks
+            for k, t in enumerate(tasks):
+                if t.env == "substitution" and k > 0:
+                    earlier = set().union(*(_product_ids_in(u.goal.to_dict(), problem.world) for u in tasks[:k]))
+                    assert t.goal.original_id not in earlier
+                    checked += 1
+    assert checked >= 5
+    result = run_policy(make_episode("journey", 10**6, 0, 0, context=context), get_policy("journey", "oracle"))
+    assert result.result.reward.success, result.result.explanation()
+
+
 def test_honest_policies_tell_requests_apart_from_the_words(context):
     wrong = total = 0
     for env in ATOMIC_ENVS:

@@ -98,6 +98,9 @@ class World:
     returns: list[ReturnRecord] = field(default_factory=list)
     policy_kb: PolicyKB | None = None
     stock_outs: list[StockOut] = field(default_factory=list)
+    #: Products an earlier request of a journey relies on: a later request's generator must
+    #: not take them out of stock (E_SUB's original), or the earlier request becomes unsolvable.
+    reserved_ids: set[str] = field(default_factory=set)
 
     @property
     def final_answer(self) -> dict[str, Any] | None:

@@ -123,6 +123,7 @@ class JourneyEnv(Environment):
                                             difficulty, intent=i))
             for event in world.stock_outs[before:]:
                 event.intent = i
+            world.reserved_ids |= _product_ids_in(tasks[-1].goal.to_dict(), world)
         _keep_other_requests_solvable(world, tasks)
         openings = tuple(t.user.opening().text for t in tasks)
         switches = tuple(rng.random() < difficulty.p_switch for _ in tasks[:-1]) + (False,)

@@ -42,7 +42,7 @@ def build_substitution(world: World, seed: int, difficulty: Difficulty, intent: 
     for _ in draws(catalog, "in-stock product with variants and an in-stock compatible alternative"):
         p0 = catalog.products[rng.randrange(len(catalog))]
         attribute = variant_attribute(p0)
-        if attribute is None or not world.in_stock(p0):
+        if attribute is None or not world.in_stock(p0) or p0.id in world.reserved_ids:
             continue
         compatibility = Constraint("attribute", p0.attributes[attribute], attribute=attribute)
         leaf = [catalog.products[i] for i in catalog.by_leaf_category[p0.leaf_category]]
