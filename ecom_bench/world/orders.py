@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, time, timedelta
 from typing import TYPE_CHECKING, Any
 
-from ecom_bench.catalog import Catalog, Product, draws
+from ecom_bench.catalog import Catalog, CatalogTooSparse, Product, draws
 from ecom_bench.catalog.naming import short_name
 from ecom_bench.catalog.taxonomy import LEAF_BY_PATH
 
@@ -465,11 +465,15 @@ def build_order_history(world: World, rng: random.Random, target_product: Produc
     other_leaves = [lf for lf in sorted(catalog.by_leaf_category) if lf not in reserved]
 
     def product_of(leaves: list[str], exclude: set[str]) -> Product:
-        for _ in draws(catalog, "product for an order history outside the target's categories"):
+        need = "product for an order history outside the categories of this account's recent orders"
+        if not leaves:
+            raise CatalogTooSparse(f"catalogue {catalog.name!r} ({len(catalog)} products) has no {need}")
+        for _ in draws(catalog, need):
             pool = catalog.by_leaf_category[rng.choice(leaves)]
             p = catalog.products[rng.choice(pool)]
             if p.id not in exclude:
                 return p
+        raise AssertionError("unreachable: draws() raises once exhausted")
 
     used_products = {target_product.id}
     extras = []
