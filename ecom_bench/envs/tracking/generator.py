@@ -30,6 +30,10 @@ from ecom_bench.world.orders import (
 STATUS_WEIGHTS = {OrderStatus.CONFIRMED: 1.0, OrderStatus.SHIPPED: 1.0, OrderStatus.IN_TRANSIT: 1.5,
                   OrderStatus.DELIVERED: 1.5, OrderStatus.CANCELLED: 1.0}
 MAX_TARGET_AGE_DAYS = 20
+#: Customers ask about an order once it has had a day to move. An order placed today is
+#: usually the account's newest, so "report the newest order" would pass often: with
+#: same-day targets it was right 3.6% of d=3 episodes, 16% of those with a confirmed target.
+MIN_TARGET_AGE_DAYS = 1
 
 
 def build_tracking(world: World, seed: int, difficulty: Difficulty, intent: int = 0) -> SubTask:
@@ -39,7 +43,7 @@ def build_tracking(world: World, seed: int, difficulty: Difficulty, intent: int 
     product = catalog.products[rng.choice(catalog.by_leaf_category[leaf])]
     status = rng.choices(list(STATUS_WEIGHTS), list(STATUS_WEIGHTS.values()))[0]
     lo, hi = STATUS_AGE_DAYS[status]
-    age = rng.randint(lo, min(hi, MAX_TARGET_AGE_DAYS))
+    age = rng.randint(max(lo, MIN_TARGET_AGE_DAYS), min(hi, MAX_TARGET_AGE_DAYS))
     history = build_order_history(world, rng, product, n_recent=difficulty.n_orders, target_status=status,
                                   target_placed_days_ago=age, similar_share=p_similar(difficulty))
     target, line = history.target, history.target_line
