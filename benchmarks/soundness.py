@@ -39,10 +39,6 @@ def wilson_upper(wins: int, n: int, z: float = 1.96) -> float:
     return min(1.0, (centre + margin) / (1 + z * z / n))
 
 
-def _customer_words(run) -> str:  # noqa: ANN001
-    return " ".join(m.text for m in run.messages if m.role == "user" or m.tool_name == "ask_user")
-
-
 def run_cell(env: str, policy_name: str, d: int, n: int, seed: int, catalog_size: int) -> dict:
     """One cell: n episodes of (env, d) played by the policy through the core runner."""
     from ecom_bench.agents import get_policy
@@ -56,7 +52,7 @@ def run_cell(env: str, policy_name: str, d: int, n: int, seed: int, catalog_size
         run = run_policy(make_episode(env, d, seed, i, context=ctx), policy)
         r = run.result.reward
         if (r.success and env in ORDER_ENVS and policy_name == "all_variants"
-                and run.result.hidden["goal"]["order_id"] in _customer_words(run)):
+                and run.result.hidden["goal"]["order_id"] in run.customer_words()):
             honest += 1
             continue
         rewards.append(r)

@@ -24,6 +24,11 @@ class EpisodeRun:
     messages: list[Message]
     result: EpisodeResult
 
+    def customer_words(self) -> str:
+        """Everything the customer said, replies to ask_user included (e.g. to tell whether they
+        named an order id themselves)."""
+        return " ".join(m.text for m in self.messages if m.role == "user" or m.tool_name == "ask_user")
+
 
 def make_episode(env_name: str, difficulty: int, seed: int = 0, index: int = 0, *,
                  context: EnvContext | None = None, strict: bool = True) -> Episode:

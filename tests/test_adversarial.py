@@ -61,7 +61,7 @@ def test_adversary_never_succeeds_and_the_right_component_catches_it(context, en
     runs = _runs(context, env, policy, ORDER_EPISODES if env in ORDER_ENVS else None)
     if env in ORDER_ENVS and policy == "all_variants":
         # honest clarification: keep only the episodes where the customer never said the id
-        runs = [run for run in runs if run.result.hidden["goal"]["order_id"] not in _customer_words(run)]
+        runs = [run for run in runs if run.result.hidden["goal"]["order_id"] not in run.customer_words()]
     results = [run.result for run in runs]
     rewards = [r.reward for r in results]
     wins = [r.explanation() for r in results if r.reward.success]
@@ -86,11 +86,6 @@ def test_adversary_never_succeeds_and_the_right_component_catches_it(context, en
         for r in results:
             if not r.final_state["answers"]:
                 assert r.reward.hard_fail and r.reward.total == -1.0, r.explanation()
-
-
-def _customer_words(run) -> str:  # noqa: ANN001
-    """Everything the customer said, tool-mediated replies (ask_user) included."""
-    return " ".join(m.text for m in run.messages if m.role == "user" or m.tool_name == "ask_user")
 
 
 def test_adversaries_are_registered_for_every_env():
