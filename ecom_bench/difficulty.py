@@ -44,6 +44,7 @@ def validate_level(d: object, *, name: str = "difficulty") -> int:
 #: of its clauses can no longer be drawn reliably (measured: 2 of 20 draws failed at 17).
 MAX_POLICY_CLAUSES = 12
 
+
 @dataclass(frozen=True)
 class Difficulty:
     """All axes at one difficulty level. See SPEC "The 12 axes"."""

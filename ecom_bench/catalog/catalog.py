@@ -92,6 +92,10 @@ MAX_DRAWS = 20_000
 class CatalogTooSparse(ValueError):
     """The catalogue lacks what a task generator needs (too few products, categories or variants)."""
 
+    @classmethod
+    def lacking(cls, catalog: Catalog, need: str, detail: str = "") -> "CatalogTooSparse":
+        return cls(f"catalogue {catalog.name!r} ({len(catalog)} products) has no {need}{detail}")
+
 
 def draws(catalog: Catalog, need: str, limit: int = MAX_DRAWS) -> Iterator[int]:
     """Bounded rejection sampling: ``for _ in draws(catalog, "what"): ... break`` instead of ``while True``.
@@ -100,5 +104,5 @@ def draws(catalog: Catalog, need: str, limit: int = MAX_DRAWS) -> Iterator[int]:
     no such product (a tiny or uniform one); after `limit` draws this names what is missing.
     """
     yield from range(limit)
-    raise CatalogTooSparse(f"catalogue {catalog.name!r} ({len(catalog)} products) has no {need} "
-                           f"(none in {limit} random draws): use a larger or more varied catalogue")
+    raise CatalogTooSparse.lacking(catalog, need, f" (none in {limit} random draws): use a larger or more "
+                                                  "varied catalogue")

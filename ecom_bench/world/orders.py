@@ -467,7 +467,7 @@ def build_order_history(world: World, rng: random.Random, target_product: Produc
     def product_of(leaves: list[str], exclude: set[str]) -> Product:
         need = "product for an order history outside the categories of this account's recent orders"
         if not leaves:
-            raise CatalogTooSparse(f"catalogue {catalog.name!r} ({len(catalog)} products) has no {need}")
+            raise CatalogTooSparse.lacking(catalog, need)
         for _ in draws(catalog, need):
             pool = catalog.by_leaf_category[rng.choice(leaves)]
             p = catalog.products[rng.choice(pool)]

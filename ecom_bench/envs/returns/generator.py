@@ -93,8 +93,8 @@ def build_returns(world: World, seed: int, difficulty: Difficulty, intent: int =
         edge = "day_after_last"
     candidates = final_sale if edge == "final_sale" else [lf for lf in leaves if top_window(lf) is not None]
     if not candidates:
-        raise CatalogTooSparse(f"catalogue {catalog.name!r} ({len(catalog)} products) has no category with a "
-                               "return window that no order of this account uses yet")
+        raise CatalogTooSparse.lacking(catalog, "category with a return window that no order of this account "
+                                                "uses yet")
     for _ in draws(catalog, "returnable product with an in-stock variant"):
         leaf = rng.choice(candidates)
         product = catalog.products[rng.choice(catalog.by_leaf_category[leaf])]
