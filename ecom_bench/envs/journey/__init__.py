@@ -69,18 +69,20 @@ def _product_ids_in(value: object, world: World) -> set[str]:
     return set()
 
 
-def _keep_other_requests_solvable(world: World, tasks: list[SubTask]) -> None:
-    """Drop a request's scheduled stock-outs that would hit products another request's goal uses.
+def _goal_items(task: SubTask, world: World) -> set[str]:
+    """The product and variant ids a request's goal relies on."""
+    ids = _product_ids_in(task.goal.to_dict(), world)
+    return ids | {v.id for pid in ids for v in world.product(pid).variants}  # type: ignore[union-attr]
+
+
+def _keep_other_requests_solvable(world: World, used: dict[int, set[str]]) -> None:
+    """Drop a request's scheduled stock-outs that would hit items another request's goal uses
+    (`used`: intent -> `_goal_items`).
 
     Stock-outs already fire only while their own request is active; this keeps one
     request's p_oos event from making another request's answer (earlier or later)
     wrong, so every journey stays solvable.
     """
-    used: dict[int, set[str]] = {}
-    for t in tasks:
-        ids = _product_ids_in(t.goal.to_dict(), world)
-        variants = {v.id for pid in ids for v in world.product(pid).variants}  # type: ignore[union-attr]
-        used[t.intent] = ids | variants
     world.stock_outs = [
         e for e in world.stock_outs
         if not any(set(e.item_ids) & ids for intent, ids in used.items() if intent != e.intent)
@@ -117,14 +119,16 @@ class JourneyEnv(Environment):
         rng = seeded_rng("journey", seed, difficulty.level)
         envs = rng.sample(ATOMIC_ENVS, journey_length(difficulty))
         tasks: list[SubTask] = []
+        used: dict[int, set[str]] = {}
         for i, env in enumerate(envs):
             before = len(world.stock_outs)
             tasks.append(_atomic(env).build(world, derive_seed("journey", seed, difficulty.level, i, env),
                                             difficulty, intent=i))
             for event in world.stock_outs[before:]:
                 event.intent = i
-            world.reserved_ids |= _product_ids_in(tasks[-1].goal.to_dict(), world)
-        _keep_other_requests_solvable(world, tasks)
+            used[i] = _goal_items(tasks[-1], world)
+            world.reserved_ids |= used[i]  # later requests' generators leave these in stock
+        _keep_other_requests_solvable(world, used)
         openings = tuple(t.user.opening().text for t in tasks)
         switches = tuple(rng.random() < difficulty.p_switch for _ in tasks[:-1]) + (False,)
         world.intent = 0
