@@ -166,7 +166,7 @@ class Episode:
         self.world.fire_stock_outs(self.turns)  # p_oos: the user and the tools see it from now on
         reply = self.problem.user.reply(text or "", self.world, last_turn=self.turns >= self.difficulty.max_turns)
         self.user_messages.append(reply)
-        if reply.act.user_caused:
+        if reply.excused:
             self.user_caused_turns += 1
         if reply.ends_episode:
             self._end("user quit: patience exhausted" if reply.act is UserAct.QUIT else "user ended")

@@ -25,9 +25,6 @@ class UserAct(str, enum.Enum):
     CONTINUE = "continue"
     QUIT = "quit"
 
-    @property
-    def user_caused(self) -> bool:
-        return self in (UserAct.CONFIRM, UserAct.CLARIFY)
 
 
 @dataclass(frozen=True)
@@ -36,6 +33,17 @@ class UserMessage:
     act: UserAct
     revealed: tuple[str, ...] = ()  # slot names disclosed by this message
     ends_episode: bool = False
+
+    @property
+    def excused(self) -> bool:
+        """Is the turn that drew this reply not charged to the agent (r_eff)?
+
+        Only when the customer had something to give: a CLARIFY that disclosed withheld
+        information, or a CONFIRM of a concrete state or proposal the customer checked.
+        A question that drew nothing new ("anything else?" when nothing is withheld) is
+        charged, so padding every message with a question cannot buy efficiency.
+        """
+        return self.act is UserAct.CONFIRM or (self.act is UserAct.CLARIFY and bool(self.revealed))
 
     def to_dict(self) -> dict[str, Any]:
         return {"text": self.text, "act": self.act.value, "revealed": list(self.revealed),
