@@ -1,6 +1,6 @@
-"""Difficulty: one integer d drives the 12 shared axes of SPEC plus per-env axes.
+"""Difficulty: one integer d drives the 12 shared axes of docs/design.md §Difficulty axes plus per-env axes.
 
-Formulas are SPEC's reference parameterisation (upstream parity), so our numbers are
+Formulas are the design's reference parameterisation (upstream parity), so our numbers are
 comparable; d has no upper cap. `Difficulty.from_level(d)` is the only constructor the
 rest of the code uses, and it is where bad values are rejected.
 """
@@ -47,7 +47,7 @@ MAX_POLICY_CLAUSES = 12
 
 @dataclass(frozen=True)
 class Difficulty:
-    """All axes at one difficulty level. See SPEC "The 12 axes"."""
+    """All axes at one difficulty level. See docs/design.md §Difficulty axes."""
 
     level: int
     # --- the 12 shared axes -------------------------------------------------

@@ -1,4 +1,4 @@
-"""The three-part verifiable reward and its composition (SPEC "Reward composition").
+"""The three-part verifiable reward and its composition (docs/design.md §Reward).
 
 r_total = clip(0.75·r_task + 0.15·r_eff + 0.10·r_hall, −1, 1), or −1 on a hard fail.
 These weights reproduce both published E_CART examples (0.80 and −0.064); the tests

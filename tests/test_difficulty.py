@@ -31,7 +31,7 @@ def test_axes_match_spec_table(i, d):
 
 
 def test_cart_axes_match_spec():
-    # SPEC E_CART table: variant required 21/66/93/99%, quantity>1 0/30/50/50%
+    # docs/design.md E_CART table: variant required 21/66/93/99%, quantity>1 0/30/50/50%
     for d, p_var, p_qty in ((0, 0.21, 0.0), (3, 0.66, 0.3), (6, 0.93, 0.5), (9, 0.99, 0.5)):
         axes = Difficulty.from_level(d)
         assert axes.p_variant == pytest.approx(p_var, abs=0.01)

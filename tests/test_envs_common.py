@@ -43,7 +43,7 @@ def test_oracle_solves_every_task(context, env, d):
 @pytest.mark.parametrize("env", ENVS)
 @pytest.mark.parametrize("d", [33, 100, 1000])
 def test_difficulty_has_no_cap_every_env_still_generates_solvable_tasks(context, env, d):
-    """d has no upper bound (SPEC); axes saturate (B_branch stops at 12 clauses) rather than break."""
+    """d has no upper bound (docs/design.md); axes saturate (B_branch stops at 12 clauses) rather than break."""
     result = run(context, env, d, 0, "oracle").result
     assert result.reward.success, f"{env} d={d}: {result.explanation()}"
 

@@ -2,7 +2,7 @@
 
 Plain dataclasses (no Inspect, no pydantic validation on the hot path): a 2M-row
 catalogue is built and read in bulk, so construction must stay cheap. Every field of
-SPEC's product record is here; loaders map other schemas onto it.
+The design's product record (docs/design.md) is here; loaders map other schemas onto it.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ class Variant:
 
 @dataclass(frozen=True)
 class Product:
-    """A catalogue product with SPEC's fields.
+    """A catalogue product with the design's fields.
 
     `category` is the path from the root ("Electronics > Chargers > Wall Chargers");
     `attributes` holds the structured facts that variants and user constraints use

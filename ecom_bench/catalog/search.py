@@ -9,7 +9,7 @@
    at half weight, so a typo'd brand still matches;
 3. reciprocal-rank fusion, ``score = Σ 1/(RRF_K + rank)``, ranks from 1;
 4. the first ``depth`` fused candidates are the pool; the filters are applied to that
-   pool only (post-filtering, deliberately: ``depth`` is SPEC's difficulty axis
+   pool only (post-filtering, deliberately: ``depth`` is the design's difficulty axis
    top_k(d) "retrieval depth", so at small depth a vague query with tight filters
    can come back short, and the agent has to query better);
 5. the first ``limit`` survivors are returned.

@@ -1,6 +1,6 @@
 """Variant synthesis: three purchasable options per product along one natural attribute.
 
-Real catalogues are sparse in variants, so (SPEC, E_CART) every product gets exactly
+Real catalogues are sparse in variants, so (docs/design.md §Environments, E_CART) every product gets exactly
 3 variants along the attribute its category makes most natural (electronics →
 connector_type, clothing → size, kitchen → material, ...): the product's own value and
 2 plausible distractors ("65W USB-C charger" → {USB-C, Lightning, Micro-USB}).
@@ -32,7 +32,7 @@ from ecom_bench.catalog.taxonomy import (
     TOP_CATEGORY_BY_NAME,
 )
 
-#: Number of variants synthesised per product (SPEC: the target + 2 distractors).
+#: Number of variants synthesised per product (docs/design.md: the target + 2 distractors).
 N_VARIANTS = 3
 #: Attribute/value of the single variant of a product with no usable attribute.
 FALLBACK_ATTRIBUTE = "option"

@@ -11,7 +11,7 @@ import importlib
 
 from ecom_bench.envs.base import Environment, Problem, SubTask, Verdict
 
-#: Environment name → "module:class". The SPEC ids: E_PD, E_SUB, E_CART, E_RETURN, E_TRACK,
+#: Environment name → "module:class". The design's ids (docs/design.md): E_PD, E_SUB, E_CART, E_RETURN, E_TRACK,
 #: E_POLICY, E_BUNDLE, E_JOURNEY.
 ENVIRONMENTS: dict[str, str] = {
     "cart": "ecom_bench.envs.cart:CartEnv",
@@ -24,7 +24,7 @@ ENVIRONMENTS: dict[str, str] = {
     "journey": "ecom_bench.envs.journey:JourneyEnv",
 }
 
-#: The nested collections of SPEC (RLVE methodology): C1 ⊂ C2 ⊂ C4 ⊂ C8.
+#: The nested collections of docs/design.md (RLVE methodology): C1 ⊂ C2 ⊂ C4 ⊂ C8.
 COLLECTIONS: dict[str, tuple[str, ...]] = {
     "C1": ("cart",),
     "C2": ("cart", "substitution"),

@@ -5,7 +5,7 @@ An environment contributes a `SubTask` (hidden goal, persona, user simulator) to
 it is given, so E_JOURNEY can chain several environments over one world; `generate`
 is the atomic case: a fresh world plus one sub-task. `verify_task` reads the same
 world the tools acted on, and the answers the agent gave for that sub-task's intent.
-Nothing is rebuilt a second way (SPEC pitfall 3).
+Nothing is rebuilt a second way (docs/design.md §Upstream pitfalls, 3).
 """
 
 from __future__ import annotations

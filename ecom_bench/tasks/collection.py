@@ -1,6 +1,6 @@
 """`inspect eval ecom_bench/collection -T envs=C4`: several environments in one run.
 
-The nested collections of SPEC (C1 ⊂ C2 ⊂ C4 ⊂ C8) or any comma list of envs; samples
+The nested collections of docs/design.md §Environments (C1 ⊂ C2 ⊂ C4 ⊂ C8) or any comma list of envs; samples
 are spread evenly and tagged with their env, and the scorer reports every metric per
 env as well as overall.
 """

@@ -66,7 +66,7 @@ _PLACEHOLDER = re.compile(r"[{}]|\$\{|%\(|<[a-z_]+>")
 
 
 class PlaceholderLeak(RuntimeError):
-    """A template produced text with an unfilled placeholder (SPEC pitfall 6)."""
+    """A template produced text with an unfilled placeholder (docs/design.md §Upstream pitfalls, 6)."""
 
 
 def render(template: str, **values: Any) -> str:
@@ -79,7 +79,7 @@ def render(template: str, **values: Any) -> str:
 
 @dataclass
 class Disclosure:
-    """Tracks, slot by slot, what the user has said (SPEC "strategic omission")."""
+    """Tracks, slot by slot, what the user has said (docs/design.md §Simulated user, strategic omission)."""
 
     told: dict[str, bool] = field(default_factory=dict)
 

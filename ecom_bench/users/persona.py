@@ -1,4 +1,4 @@
-"""The simulated user's hidden preferences (SPEC "Persona"), shared by every environment.
+"""The simulated user's hidden preferences (docs/design.md §Simulated user), shared by every environment.
 
 Weights over [price, rating, ship speed, brand, similarity] ~ Dirichlet(α), base
 α = [2, 2, 1, 1, 1], boosted by 3 on every dimension the user constrains: preferences

@@ -1,7 +1,7 @@
 """The mutable state of one episode.
 
 A generator builds the `World` once from its seed; the tools act on that same object
-and the verifier reads it, so the three can never disagree (SPEC pitfall 3).
+and the verifier reads it, so the three can never disagree (docs/design.md §Upstream pitfalls, 3).
 """
 
 from __future__ import annotations
