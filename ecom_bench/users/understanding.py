@@ -21,7 +21,8 @@ from collections.abc import Iterable, Mapping
 
 #: A sentence that opens like a question ("Which order ...", "Could you ...", "Any ...").
 _INTERROGATIVE = re.compile(
-    r"^(?:and |so |also |ok(?:ay)?,? |great,? |thanks,? |sure,? |just )?"
+    r"^(?:(?:and|so|also|ok|okay|great|thanks|sure|just|now|then|first|finally|lastly|roughly|approximately|"
+    r"about|quickly|briefly|out of interest|by the way|and roughly|and approximately),? ){0,2}"
     r"(?:what|what's|which|how|when|where|why|who|whose|do|does|did|is|isn't|are|aren't|was|were|can|could|"
     r"would|will|should|shall|may|might|have|has|any|anything|is there|are there)\b")
 #: Imperative or indirect requests for information, with or without a question mark.
@@ -31,6 +32,10 @@ _REQUEST = re.compile(
     r"(?:please|kindly|can you|could you|would you) (?:share|list|describe|confirm|specify|provide|give|"
     r"clarify|explain|send|say|note|mention|spell out|point out|outline|detail)|"
     r"(?:share|list|describe|specify|outline) (?:your|the|any|all|what|which|how))\b")
+#: A sentence that asks the customer to provide or choose something ("Name a brand you trust.").
+_IMPERATIVE = re.compile(
+    r"^(?:please |kindly |just |now )?(?:give|name|choose|pick|select|describe|list|share|explain|specify|"
+    r"confirm|say|send|provide|tell|clarify|outline|mention|state|indicate)\b")
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 _WORD = re.compile(r"[a-z0-9]+(?:['-][a-z0-9]+)*")
 
@@ -55,7 +60,7 @@ def is_request(text: str) -> bool:
     low = text.lower()
     if _REQUEST.search(low):
         return True
-    return any(_INTERROGATIVE.match(s.lower()) for s in sentences(text))
+    return any(_INTERROGATIVE.match(s) or _IMPERATIVE.match(s) for s in map(str.lower, sentences(text)))
 
 
 def words(text: str) -> set[str]:
