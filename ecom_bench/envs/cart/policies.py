@@ -64,7 +64,8 @@ _PARTITIVE = re.compile(r"\bof the\s*$", re.I)
 #: A run of capitalised words (brand, line and product noun): how a shopper writes a product's name.
 _NAME_RUN = re.compile(r"[A-Z][\w'\-]*(?:\s+(?:&\s+)?[A-Z0-9][\w'\-]*)*")
 _SENTENCE_END = re.compile(r"[.!?](?=\s|$)")
-_NUMBER = re.compile(r"\b(\d{1,2})\b")
+#: A count in a reply: "I need 3 of the ...", "3 x ...", "need 3".
+_HOW_MANY = re.compile(r"\b(\d{1,2})\s+(?:of|x|units?|pieces)\b|\bneed\s+(\d{1,2})\b", re.I)
 
 
 def _norm(text: str) -> str:
@@ -248,8 +249,8 @@ class CartHeuristic:
         all_ops = self._cart_ops(items, cart, n)
         ops = [op for op in all_ops if (op.name, json.dumps(op.arguments, sort_keys=True)) not in failed]
         if all_ops and not ops:  # everything left has failed once: say so rather than retry
-            return AgentAction(text="Sorry, I could not update part of your cart (a tool reported an error). "
-                               "Should I place the order with what is in the cart?")
+            return self._say_once(messages, said, "Sorry, I could not update part of your cart (a tool "
+                                  "reported an error). Should I place the order with what is in the cart?")
         if ops:
             if room == 0:
                 return AgentAction(text="I'm updating your cart now.")
@@ -258,10 +259,17 @@ class CartHeuristic:
         summary = ("I've added everything to your cart: "
                    + "; ".join(f"{it.quantity or 1} x {it.label()}{it.variant_note()}" for it in items if it.choice)
                    + ". Is that everything, shall I place the order?")
-        stuck = bool(said) and said[-1] == summary and calls_since_last_message(messages) == 0
-        if confirmed or stuck:  # nothing we understood changed since we last asked: place the order
+        if confirmed:
             return AgentAction(tool_calls=(_call("checkout", n),))
-        return AgentAction(text=summary)
+        return self._say_once(messages, said, summary)
+
+    @staticmethod
+    def _say_once(messages: list[Message], said: list[str], text: str) -> AgentAction:
+        """Say `text`, unless it was our last message and nothing changed since: then place the order
+        (repeating ourselves until the customer leaves helps no one)."""
+        if said and said[-1] == text and calls_since_last_message(messages) == 0:
+            return AgentAction(tool_calls=(_call("checkout", len(messages)),))
+        return AgentAction(text=text)
 
     @staticmethod
     def _question(unknown: list[_Item]) -> str:
@@ -307,9 +315,11 @@ class CartHeuristic:
             named = _values_named(sentence, it.choice.get("variants", {}))
             if named:
                 it.variant = named[-1]
-            if m := _NUMBER.search(re.sub(r"\([^)]*\)", " ", sentence)):
-                if not any(m.group(1) in v for v in it.choice.get("variants", {}).values()):
-                    it.quantity = int(m.group(1))
+            bare = sentence
+            for value in it.choice.get("variants", {}).values():
+                bare = re.sub(rf"(?<![a-z0-9]){re.escape(value)}(?![a-z0-9])", " ", bare, flags=re.I)
+            if m := _HOW_MANY.search(bare):
+                it.quantity = int(m.group(1) or m.group(2))
         low = text.lower()
         return any(k in low for k in ("check out", "place the order", "that's everything", "that's all"))
 
