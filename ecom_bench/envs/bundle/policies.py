@@ -5,7 +5,8 @@
   calls per turn: ⌈n/B_tool⌉ ≤ 3 turns for n = 3+⌊d/2⌋, B_tool = 1+⌊d/2⌋, always
   within T_max = 4+⌊d/2⌋.
 * `BundleHeuristic` is honest: it parses the project's items and the budget from the
-  user's words, asks once when the opening says there is more, searches each item,
+  user's words, asks one plain question when the opening hints at more than it says (a
+  remark after the list with nothing to act on), searches each item,
   takes the cheapest in-stock decent hit of the item's category meeting the stated
   requirements, searches the category again (filtered) when nothing fits or the bundle
   is over budget, drops what the user says sold out, and submits (no proposal round).
@@ -65,7 +66,6 @@ class BundleOracle:
 _ARTICLE = re.compile(r"^(?:and\s+|&\s+)?(?:a|an|s\w{1,4})\s+", re.I)
 _MONEY = re.compile(r"\$\s?(\d+(?:\.\d+)?)")
 _ID_IN_PARENS = re.compile(r"\(([A-Za-z0-9][\w\-]*)\)")
-_MORE_SIGNAL = re.compile(r"oth\w*|more|everyth\w*|budg\w*|requir\w*", re.I)
 _RATING = re.compile(r"([1-5](?:\.\d)?) st\w*", re.I)
 _NEED = re.compile(r"\bne+d\b")
 _SHIP = re.compile(r"within (\d+) days", re.I)
@@ -82,6 +82,15 @@ def _items_of(text: str) -> list[str]:
         if phrase:
             out.append(phrase.lower())
     return out
+
+
+def _open_remarks(opening: str) -> list[str]:
+    """Sentences after the opening's item list that state nothing we can act on (no amount, no
+    number) and are more than a thank-you: the customer hinting at something not said yet."""
+    m = re.search(r":\s*(.+?)(?:\.(?:\s|$)|$)", opening)
+    rest = opening[m.end():] if m else ""
+    return [s for s in re.split(r"(?<=[.!?])\s+", rest)
+            if len(s.split()) >= 4 and not re.search(r"\d", s)]
 
 
 def _leaf_of(hit: dict[str, Any]) -> str:
@@ -156,9 +165,9 @@ class BundleHeuristic:
 
         n = len(messages)
         room = max(0, tool_budget - calls_since_last_message(messages))
-        if _MORE_SIGNAL.search(users[0].split(":", 1)[-1]) and not asked and turn < patience:
-            return AgentAction(text="Happy to help! Is there anything else you need for this, any "
-                               "requirements, and what is your budget?")
+        if _open_remarks(users[0]) and not asked and turn < patience:
+            return AgentAction(text="Happy to help! What else do you need for this? Do you have a budget, "
+                               "and any requirements for the products?")
         searches = self._searches(beliefs)
         if searches and room:
             return AgentAction(tool_calls=tuple(_call("catalog_search", n + i, **args)

@@ -3,11 +3,13 @@
 * Opening: the project(s), the required items whose slot is told, a signal when some
   are withheld ("I'll need a few other things too"); likewise the budget and the
   bundle-wide requirements, or a signal that there are some ("I have a budget in mind").
-* A question (a message with "?") is answered (CLARIFY): a general one ("what else do
-  you need?") reveals every withheld item, the budget and the requirements; a question
-  about the budget or a requirement (rating, delivery) reveals it; a question naming a
-  category says whether it is needed (revealing it when it was withheld). So a withheld
-  slot is always obtainable by asking.
+* A request for information (`users.understanding.is_request`: any question or "tell
+  me ..." in any phrasing) is always answered (`Customer.to_disclose`): item names,
+  budget and requirement words only narrow which withheld slot it gets; a request
+  naming none ("what else do you need?", "is that everything?") gets every withheld
+  item, the budget and the requirements. A question naming a category is also told
+  whether it is needed. CLARIFY only when something withheld was disclosed; "That's
+  everything on my list" is a CONTINUE, so padding messages with questions earns nothing.
 * A proposal (a message naming catalogue product ids) is reviewed with the verifier's
   own rule (`goal.assess`): what is missing, unwanted, duplicated, out of stock or over
   budget (CORRECT, revealing what it mentions), or a confirmation (CONFIRM).
@@ -18,16 +20,18 @@ from __future__ import annotations
 
 import random
 import re
+from typing import ClassVar
 
-from ecom_bench._seeding import seeded_rng
 from ecom_bench.catalog.naming import short_name
 from ecom_bench.catalog.taxonomy import LEAVES
 from ecom_bench.difficulty import Difficulty
 from ecom_bench.envs.bundle.goal import (BUDGET_SLOT, BundleConstraint, BundleGoal, assess, item_name,
                                          with_article)
 from ecom_bench.envs.bundle.projects import Project
-from ecom_bench.users import UserAct, UserMessage, add_noise, render
+from ecom_bench.users import UserAct, UserMessage, render
 from ecom_bench.users.base import Disclosure
+from ecom_bench.users.customer import Customer
+from ecom_bench.users.understanding import is_request, sentences
 from ecom_bench.world import World
 
 GREETINGS = ("Hi!", "Hello,", "Hey there.", "Hi there,", "")
@@ -44,8 +48,9 @@ CONSTRAINT_WORDS: dict[str, tuple[str, ...]] = {
 }
 REQUIREMENT_WORDS = ("requirement", "require", "preference", "prefer")
 CLOSINGS = ("Thanks!", "Thank you.", "")
-GENERAL_QUESTION = ("else", "other", "anything", "everything", "full list", "complete", "what do you need",
-                    "what you need", "more")
+#: Words that widen a request to everything withheld ("what's your budget, and anything else?").
+#: They only ever make the customer say more; no request is left unanswered without them.
+GENERAL_WORDS = ("else", "other", "anything", "everything", "more", "all", "complete", "full list")
 BUDGET_WORDS = ("budget", "spend", "price range", "how much", "afford", "cost", "limit")
 _TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_\-]*")
 
@@ -78,110 +83,105 @@ def money(x: float) -> str:
     return f"${x:.0f}" if float(x).is_integer() else f"${x:.2f}"
 
 
-class BundleUser:
+class BundleUser(Customer):
     """The simulated shopper of one E_BUNDLE episode."""
+
+    rng_prefix: ClassVar[tuple[str, ...]] = ("bundle-user",)
 
     def __init__(self, goal: BundleGoal, projects: list[Project], difficulty: Difficulty, seed: int,
                  disclosure: Disclosure) -> None:
+        # Never noised: what is needed, the projects, and the fact that something sold out.
+        protect = {item_name(c) for c in goal.required} | set(goal.required) | {p.name for p in projects} | {
+            "sold out"}
+        super().__init__(difficulty, seed, disclosure, protect)
         self.goal = goal
         self.projects = projects
-        self.difficulty = difficulty
-        self.seed = seed
-        self._disclosure = disclosure
-        self._replies = 0
         self._announced: set[str] = set()
-        # Never noised: what is needed, the projects, and the fact that something sold out.
-        self._protect = frozenset({item_name(c) for c in goal.required} | set(goal.required)
-                                  | {p.name for p in projects} | {"sold out"})
 
     # ---------------------------------------------------------------- API
-    def disclosure(self) -> dict[str, bool]:
-        return dict(self._disclosure.told)
-
     def opening(self) -> UserMessage:
-        rng = seeded_rng(self.seed, "bundle-user", "opening")
+        rng = self.rng("opening")
         primary, *others = self.projects
         intro = primary.phrase + "".join(f", and {p.also}" for p in others)
-        told = [with_article(i.category) for i in self.goal.items if self._disclosure.is_told(i.slot)]
+        told = [with_article(i.category) for i in self.goal.items if self.told(i.slot)]
         parts = [rng.choice(GREETINGS), intro + ".", rng.choice(NEED_INTROS), listing(told) + "."]
         if len(told) < len(self.goal.items):
             parts.append(rng.choice(MORE_SIGNALS))
         if self.goal.budget is not None:
-            parts.append(self._budget_sentence() if self._disclosure.is_told(BUDGET_SLOT)
-                         else rng.choice(BUDGET_SIGNALS))
-        told_rules = [c for c in self.goal.constraints if self._disclosure.is_told(c.slot)]
+            parts.append(self._budget_sentence() if self.told(BUDGET_SLOT) else rng.choice(BUDGET_SIGNALS))
+        told_rules = [c for c in self.goal.constraints if self.told(c.slot)]
         if told_rules:
             parts.append(self._rules_sentence(told_rules))
         if len(told_rules) < len(self.goal.constraints):
             parts.append(rng.choice(CONSTRAINT_SIGNALS))
         parts.append(rng.choice(CLOSINGS))
-        return UserMessage(self._noisy(render(" ".join(parts)), rng), UserAct.OPENING)
+        return self.say(render(" ".join(parts)), UserAct.OPENING, rng)
 
     def reply(self, agent_text: str, world: World, *, last_turn: bool) -> UserMessage:
-        self._replies += 1
-        rng = seeded_rng(self.seed, "bundle-user", "reply", self._replies)
+        rng = self.next_reply_rng()
         if last_turn:
-            text = rng.choice(("This is taking too long, I'll figure it out myself. Bye.",
-                               "Sorry, I have to go. I'll shop for this another time."))
-            return UserMessage(text, UserAct.QUIT, ends_episode=True)
+            return self.quit(rng)
         news = self._stock_news(world)
         proposed = mentioned_products(agent_text, world)
         if proposed:
             return self._review(proposed, world, news, rng)
-        if "?" in agent_text:
-            revealed, answer = self._answer(agent_text.lower())
-            return self._say(news + [answer], UserAct.CLARIFY, rng, revealed)
+        if is_request(agent_text):
+            revealed, answer = self._answer(agent_text)
+            return self._say(news + [answer], UserAct.CLARIFY if revealed else UserAct.CONTINUE, rng, revealed)
         if news:
             return self._say(news, UserAct.CORRECT, rng)
-        ok = rng.choice(("Okay, thanks.", "Sounds good.", "Sure, go ahead."))
-        return self._say([ok], UserAct.CONTINUE, rng)
+        oks = ("Okay, thanks.", "Sounds good.") + (() if self.withheld() else ("Sure, go ahead.",))
+        return self._say([rng.choice(oks)], UserAct.CONTINUE, rng)
 
     # ---------------------------------------------------------- questions
-    def _answer(self, text_l: str) -> tuple[list[str], str]:
-        named = mentioned_categories(text_l)
-        asks_budget = any(_says(text_l, w) for w in BUDGET_WORDS)
-        asks_rules = any(_says(text_l, w) for w in REQUIREMENT_WORDS)
-        asked_rules = [c for c in self.goal.constraints
-                       if asks_rules or any(_says(text_l, w) for w in CONSTRAINT_WORDS[c.kind])]
-        general = (any(_says(text_l, w) for w in GENERAL_QUESTION)
-                   or not (named or asks_budget or asks_rules or asked_rules))
-        revealed: list[str] = []
-        sentences: list[str] = []
-        if general:
-            hidden = [i for i in self.goal.items if not self._disclosure.is_told(i.slot)]
-            for i in hidden:
-                self._disclosure.reveal(i.slot)
-                revealed.append(i.slot)
-            if hidden:
-                sentences.append(render("I also need {items}.", items=listing([with_article(i.category)
-                                                                                for i in hidden])))
-            else:
-                sentences.append("That's everything on my list.")
+    def _asked(self, sentence: str) -> tuple[set[str], list[str], bool, bool]:
+        """(slots a request sentence asks about, categories it names, asks budget?, asks requirements?)."""
+        low = sentence.lower()
+        named = mentioned_categories(low)
+        asks_budget = any(_says(low, w) for w in BUDGET_WORDS)
+        asks_rules = any(_says(low, w) for w in REQUIREMENT_WORDS)
+        slots = {item.slot for c in named if (item := self.goal.item(c)) is not None}
+        slots |= {BUDGET_SLOT} if asks_budget else set()
+        slots |= {c.slot for c in self.goal.constraints
+                  if asks_rules or any(_says(low, w) for w in CONSTRAINT_WORDS[c.kind])}
+        return slots, named, asks_budget, asks_rules
+
+    def _answer(self, text: str) -> tuple[list[str], str]:
+        """Disclose what the request asks for (everything withheld unless it names some of it), and
+        answer what it asks about that was already told."""
+        hidden = set(self.withheld())
+        asked: set[str] = set()
+        named: list[str] = []
+        asks_budget = asks_rules = False
+        for sentence in [s for s in sentences(text) if is_request(s)] or [text]:
+            slots, cats, budget, rules = self._asked(sentence)
+            named += [c for c in cats if c not in named]
+            asks_budget, asks_rules = asks_budget or budget, asks_rules or rules
+            general = any(_says(sentence.lower(), w) for w in GENERAL_WORDS)
+            asked |= slots if slots & hidden and not general else hidden
+        revealed = self.to_disclose(asked)
+        new_items = [i for i in self.goal.items if i.slot in revealed]
+        out: list[str] = []
+        if new_items:
+            out.append(render("I also need {items}.", items=listing([with_article(i.category) for i in new_items])))
         for category in named:
             item = self.goal.item(category)
             if item is None:
-                sentences.append(render("No, I don't need {what}.", what=with_article(category)))
-            elif not general:
-                if self._disclosure.reveal(item.slot):
-                    revealed.append(item.slot)
-                sentences.append(render("Yes, I need {what}.", what=with_article(category)))
-        if asks_budget or general:
-            if self.goal.budget is None:
-                if asks_budget:
-                    sentences.append("I don't have a fixed budget, just keep it sensible.")
-            else:
-                if self._disclosure.reveal(BUDGET_SLOT):
-                    revealed.append(BUDGET_SLOT)
-                sentences.append(self._budget_sentence())
-        rules = self.goal.constraints if general else tuple(asked_rules)
-        for c in rules:
-            if self._disclosure.reveal(c.slot):
-                revealed.append(c.slot)
+                out.append(render("No, I don't need {what}.", what=with_article(category)))
+            elif item not in new_items:
+                out.append(render("Yes, I need {what}.", what=with_article(category)))
+        if BUDGET_SLOT in revealed or (asks_budget and self.goal.budget is not None):
+            out.append(self._budget_sentence())
+        elif asks_budget:
+            out.append("I don't have a fixed budget, just keep it sensible.")
+        rules = [c for c in self.goal.constraints if c.slot in revealed or (asks_rules and c.slot not in hidden)]
         if rules:
-            sentences.append(self._rules_sentence(list(rules)))
+            out.append(self._rules_sentence(rules))
         elif asks_rules:
-            sentences.append("No special requirements.")
-        return revealed, " ".join(sentences)
+            out.append("No special requirements.")
+        if not out:
+            out.append("That's everything on my list.")
+        return revealed, " ".join(out)
 
     def _budget_sentence(self) -> str:
         return render("My budget is {b} in total.", b=money(self.goal.budget or 0))
@@ -244,9 +244,6 @@ class BundleUser:
                                name=short_name(p) if p else "item", pid=event.watch))
         return news
 
-    def _say(self, sentences: list[str], act: UserAct, rng: random.Random,
+    def _say(self, parts: list[str], act: UserAct, rng: random.Random,
              revealed: list[str] | tuple[str, ...] = ()) -> UserMessage:
-        return UserMessage(self._noisy(" ".join(s for s in sentences if s), rng), act, tuple(revealed))
-
-    def _noisy(self, text: str, rng: random.Random) -> str:
-        return add_noise(text, self.difficulty.p_noise, rng, self._protect)
+        return self.say(" ".join(s for s in parts if s), act, rng, revealed)

@@ -2,9 +2,12 @@
 
 `CartOracle` reads the hidden goal and plays perfectly through the ordinary tools
 (proving each task solvable). `CartHeuristic` is an honest baseline: it uses only
-what a model sees (the user's words and tool results): it searches the user's
-phrases, matches titles and variant values by text, asks when a detail is missing,
-follows the user's corrections, and checks out once the user confirms.
+what a model sees (the user's words and tool results): it searches the names the
+customer wrote, matches titles and variant values by text, asks one plain question
+when the customer left a detail open ("a few of the ...", "in a particular size"),
+follows the customer's corrections (variants, quantities, a product it never asked
+for: looked up again among the products the customer viewed), and checks out once
+the customer confirms.
 """
 
 from __future__ import annotations
@@ -54,15 +57,15 @@ class CartOracle:
 
 
 # ---------------------------------------------------------------- heuristic
-_QTY = re.compile(r"\b(\d{1,2})\s*(?:x|units? of|of)\b")
-_VALUE_PATTERNS = (re.compile(r"\(([^():]+):\s*([^()]+)\)"),)
-_NEED_VARIANT = re.compile(r"specific|particular|matters")
-_FEW = re.compile(r"\b(a few|some of|several)\b")
-_FILLER = re.compile(
-    r"\b(hi|hello|hey|there|please|pls|add|these|to|my|cart|could|you|put|the|following|in|i'd|like|order|"
-    r"shopping|list|can|one|a|an|few|some|several|of|units?|x|and|need|specific|particular|right|matters|"
-    r"thanks|thank|that's|all|i)\b"
-)
+#: A count before the product name: "3 x", "3 units of the", "3 of the", "3".
+_COUNT = re.compile(r"\b(\d{1,2})\s*(?:x|units?\s+of|of)?\s*(?:the\s+)?$", re.I)
+#: "... of the <name>" with no count: the customer wants more than one but did not say how many.
+_PARTITIVE = re.compile(r"\bof the\s*$", re.I)
+#: A run of capitalised words (brand, line and product noun): how a shopper writes a product's name.
+_NAME_RUN = re.compile(r"[A-Z][\w'\-]*(?:\s+(?:&\s+)?[A-Z0-9][\w'\-]*)*")
+_SENTENCE_END = re.compile(r"[.!?](?=\s|$)")
+#: A count in a reply: "I need 3 of the ...", "3 x ...", "need 3".
+_HOW_MANY = re.compile(r"\b(\d{1,2})\s+(?:of|x|units?|pieces)\b|\bneed\s+(\d{1,2})\b", re.I)
 
 
 def _norm(text: str) -> str:
@@ -92,29 +95,69 @@ def _similarity(a: str, b: str) -> float:
     return sum(max(_word_ratio(w, x) for x in wb) for w in wa) / len(wa)
 
 
+def _name_of(title: str) -> str:
+    return title.split(",")[0]
+
+
+def _values_named(text: str, variants: dict[str, str]) -> list[str]:
+    """Variant ids whose value `text` names (whole words), in the order they appear."""
+    low, found = text.lower(), []
+    for vid, value in variants.items():
+        m = re.search(rf"(?<![a-z0-9]){re.escape(value.lower())}(?![a-z0-9])", low)
+        if m:
+            found.append((m.start(), vid))
+    return [vid for _, vid in sorted(found)]
+
+
 @dataclass
 class _Item:
+    """One thing the customer listed: what they called it, what they said around the name."""
+
     phrase: str
-    query: str
-    quantity: int | None = 1
-    value: str | None = None
-    needs_variant: bool = False
+    query: str  # the product's name as the customer wrote it
+    head: str  # the words before the name ("3 of the", "a few of the", "one")
+    tail: str  # the words after it ("(size: M)", "in a particular colour")
+    quantity: int | None = 1  # None: more than one, number not said
     candidates: list[dict[str, Any]] = field(default_factory=list)
     searched: bool = False
+    rejected: set[str] = field(default_factory=set)  # products the customer said it never asked for
     choice: dict[str, Any] | None = None
+    variant: str | None = None  # a variant id the customer named
+
+    def choose(self) -> None:
+        """The candidate whose name best matches what the customer wrote (symmetric, so
+        "HearthPro Frying Pan" prefers itself over "HearthPro SE Frying Pan")."""
+        pool = [c for c in self.candidates if c["product_id"] not in self.rejected]
+        if self.choice is not None and self.choice["product_id"] not in self.rejected:
+            return
+        self.choice, self.variant = None, None
+        if pool:
+            def match(c: dict[str, Any]) -> tuple[float, int]:
+                name = _name_of(c["title"])
+                return (_similarity(self.query, name) + _similarity(name, self.query), -pool.index(c))
+            self.choice = max(pool, key=match)
+            named = _values_named(self.tail, self.choice.get("variants", {}))
+            self.variant = named[-1] if named else None
+
+    @property
+    def variant_unknown(self) -> bool:
+        """The customer said something about the variant but not which one (and there is a choice)."""
+        if self.choice is None or self.variant is not None or len(self.choice.get("variants", {})) < 2:
+            return False
+        return any(len(w) > 2 and w not in ("the", "and", "one") for w in _norm(self.tail).split())
 
     def variant_id(self) -> str | None:
         if self.choice is None:
             return None
-        variants: dict[str, str] = self.choice.get("variants", {})
-        if self.value:
-            for vid, val in variants.items():
-                if val.lower() == self.value.lower():
-                    return vid
-            for vid, val in variants.items():
-                if _similarity(self.value, val) > 0.8:
-                    return vid
-        return next(iter(variants), None)
+        return self.variant or next(iter(self.choice.get("variants", {})), None)
+
+    def variant_note(self) -> str:
+        vid = self.variant_id()
+        value = (self.choice or {}).get("variants", {}).get(vid) if vid else None
+        return f" ({value})" if value and len((self.choice or {}).get("variants", {})) > 1 else ""
+
+    def label(self) -> str:
+        return _name_of(self.choice["title"]) if self.choice else self.query
 
 
 def _split_items(opening: str) -> list[str]:
@@ -125,30 +168,24 @@ def _split_items(opening: str) -> list[str]:
         if ch == ":" and depth == 0:
             body = opening[i + 1 :]
             break
-    return [p.strip() for p in re.split(r";\s*(?:and\s+)?", body) if p.strip()]
+    return [p.strip() for p in re.split(r";\s*(?:and\s+|&\s+)?", body) if p.strip()]
 
 
 def _parse_item(phrase: str) -> _Item:
-    low = phrase.lower()
-    item = _Item(phrase=phrase, query="")
-    m = _QTY.search(low)
-    if m:
+    """Split an item phrase around the product's name (its longest run of capitalised words)."""
+    bare = re.sub(r"\([^)]*\)", lambda m: " " * len(m.group(0)), phrase)
+    runs = list(_NAME_RUN.finditer(bare))
+    if not runs:
+        return _Item(phrase, _norm(phrase), "", "")
+    run = max(runs, key=lambda m: (len(m.group(0).split()), m.start()))
+    head, tail = phrase[: run.start()], phrase[run.end():]
+    end = _SENTENCE_END.search(re.sub(r"\([^)]*\)", lambda m: " " * len(m.group(0)), tail))
+    tail = tail[: end.start()] if end else tail
+    item = _Item(phrase, run.group(0), head, tail)
+    if m := _COUNT.search(head):
         item.quantity = int(m.group(1))
-    elif _FEW.search(low):
+    elif _PARTITIVE.search(head):
         item.quantity = None
-    for pat in _VALUE_PATTERNS:
-        vm = pat.search(phrase)
-        if vm:
-            item.value = vm.group(2).strip()
-    if item.value is None:
-        vm = re.search(r"\bin ([A-Za-z0-9][\w\- ]*?)(?:[.;]|$)", phrase) or re.search(r", the (.+?) one\b", phrase)
-        if vm and not _NEED_VARIANT.search(low):
-            item.value = vm.group(1).strip()
-    if _NEED_VARIANT.search(low) and item.value is None:
-        item.needs_variant = True
-    name = re.sub(r"\([^)]*\)", " ", phrase)
-    name = re.split(r",| - | in a particular| in (?=[A-Za-z0-9])", name)[0]
-    item.query = " ".join(w for w in _FILLER.sub(" ", _norm(name)).split() if not w.isdigit()) or _norm(phrase)
     return item
 
 
@@ -167,103 +204,122 @@ class CartHeuristic:
         items = [_parse_item(p) for p in _split_items(users[0].text)]
         by_query = {it.query: it for it in items}
         cart: list[dict[str, Any]] = []
-        asked = False
+        history: list[dict[str, Any]] | None = None
         for call, result in tool_results(messages):
             data = result.json() or {}
             if call.name == "catalog_search" and call.arguments.get("query") in by_query:
                 it = by_query[call.arguments["query"]]
                 it.searched = True
                 it.candidates = data.get("results", [])
+            if call.name == "user_get_visit_history" and not result.error:
+                history = data.get("visits", [])
             if isinstance(data, dict) and "cart" in data and isinstance(data["cart"], dict):
                 cart = data["cart"].get("lines", [])
             if isinstance(data, dict) and "lines" in data:
                 cart = data["lines"]
-        # Replies after the opening carry answers and corrections.
-        confirmed = False
-        for m in messages[1:]:
-            if m.role == "assistant" and not m.tool_calls and "?" in m.text:
-                asked = True
-        for u in users[1:]:
-            confirmed = self._absorb_reply(u.text, items) or confirmed
-        last_user = users[-1].text.lower() if len(users) > 1 else ""
+        said = [m.text for m in messages if m.role == "assistant" and not m.tool_calls]
+        asked = any("?" in t for t in said)
         for it in items:
-            if it.candidates:
-                # Symmetric fuzzy match, so "HearthPro Frying Pan" prefers itself over "HearthPro SE Frying Pan".
-                def match(c: dict[str, Any], q: str = it.query) -> tuple[float, int]:
-                    name = c["title"].split(",")[0]
-                    return (_similarity(q, name) + _similarity(name, q), -it.candidates.index(c))
-                it.choice = max(it.candidates, key=match)
+            it.choose()
+        confirmed = False
+        for u in users[1:]:
+            confirmed = self._absorb_reply(u.text, items, cart) or confirmed
+        if history is not None:  # a product was rejected: look for the item among what the customer viewed
+            for it in items:
+                if it.rejected:
+                    it.candidates = [c for c in it.candidates if c["product_id"] not in it.rejected] + history
+                    it.choose()
         failed = {(c.name, json.dumps(c.arguments, sort_keys=True)) for c, r in tool_results(messages) if r.error}
-        used = calls_since_last_message(messages)
-        room = max(0, budget - used)
+        room = max(0, budget - calls_since_last_message(messages))
         n = len(messages)
-        # 1. search what is not found yet
-        pending = [it for it in items if not it.searched]
+        # 1. search what is not found yet (and, once something is rejected, the visit history)
+        pending = [_call("catalog_search", n + i, query=it.query)
+                   for i, it in enumerate(it for it in items if not it.searched)]
+        if history is None and any(it.rejected for it in items):
+            pending.append(_call("user_get_visit_history", n + len(pending)))
         if pending:
             if room == 0:
                 return AgentAction(text="I'm looking up your items now.")
-            return AgentAction(tool_calls=tuple(_call("catalog_search", n + i, query=it.query)
-                                                for i, it in enumerate(pending[:room])))
-        # 2. ask for what is missing (once)
-        unknown = [it for it in items if it.quantity is None or (it.needs_variant and it.value is None)]
+            return AgentAction(tool_calls=tuple(pending[:room]))
+        # 2. one plain question when the customer left a detail open
+        unknown = [it for it in items if it.quantity is None or it.variant_unknown]
         if unknown and not asked:
             return AgentAction(text=self._question(unknown))
-        # 3. make the cart match what we believe the user wants
+        # 3. make the cart match what we believe the customer wants
         all_ops = self._cart_ops(items, cart, n)
         ops = [op for op in all_ops if (op.name, json.dumps(op.arguments, sort_keys=True)) not in failed]
         if all_ops and not ops:  # everything left has failed once: say so rather than retry
-            return AgentAction(text="Sorry, I could not update part of your cart (a tool reported an error). "
-                               "Should I place the order with what is in the cart?")
+            return self._say_once(messages, said, "Sorry, I could not update part of your cart (a tool "
+                                  "reported an error). Should I place the order with what is in the cart?")
         if ops:
             if room == 0:
                 return AgentAction(text="I'm updating your cart now.")
             return AgentAction(tool_calls=tuple(ops[:room]))
-        # 4. confirm, then check out
-        if confirmed and ("check out" in last_user or "place the order" in last_user):
+        # 4. check out once the customer confirms (or when nothing we can change has changed)
+        summary = ("I've added everything to your cart: "
+                   + "; ".join(f"{it.quantity or 1} x {it.label()}{it.variant_note()}" for it in items if it.choice)
+                   + ". Is that everything, shall I place the order?")
+        if confirmed:
             return AgentAction(tool_calls=(_call("checkout", n),))
-        return AgentAction(text="I've added everything to your cart: "
-                           + "; ".join(f"{it.quantity or 1} x {it.choice['title'].split(',')[0]}"
-                                       for it in items if it.choice)
-                           + ". Is that everything, shall I place the order?")
+        return self._say_once(messages, said, summary)
+
+    @staticmethod
+    def _say_once(messages: list[Message], said: list[str], text: str) -> AgentAction:
+        """Say `text`, unless it was our last message and nothing changed since: then place the order
+        (repeating ourselves until the customer leaves helps no one)."""
+        if said and said[-1] == text and calls_since_last_message(messages) == 0:
+            return AgentAction(tool_calls=(_call("checkout", len(messages)),))
+        return AgentAction(text=text)
 
     @staticmethod
     def _question(unknown: list[_Item]) -> str:
         parts = []
         for it in unknown:
-            options = ""
-            if it.choice and it.needs_variant and it.value is None:
-                options = " (" + ", ".join(it.choice.get("variants", {}).values()) + ")"
             what = []
-            if it.needs_variant and it.value is None:
-                what.append(f"which option{options}")
+            if it.variant_unknown and it.choice:
+                what.append("which one (" + ", ".join(it.choice.get("variants", {}).values()) + ")")
             if it.quantity is None:
                 what.append("how many")
-            name = it.choice["title"].split(",")[0] if it.choice else it.query
-            parts.append(f"for the {name}, {' and '.join(what)} do you need?")
+            parts.append(f"for the {it.label()}, {' and '.join(what)} would you like?")
         return "Quick question: " + " Also, ".join(parts)
 
     @staticmethod
     def _match_item(text: str, items: list[_Item]) -> _Item | None:
-        scored = [(_similarity(it.choice["title"].split(",")[0] if it.choice else it.query, text), i)
-                  for i, it in enumerate(items)]
+        scored = [(_similarity(it.label(), text), i) for i, it in enumerate(items)]
         best = max(scored, default=(0.0, -1))
         return items[best[1]] if best[0] > 0.3 else (items[0] if len(items) == 1 else None)
 
-    def _absorb_reply(self, text: str, items: list[_Item]) -> bool:
-        """Update beliefs from one user reply; True if it confirms the order."""
-        for sentence in re.split(r"(?<=[.!?])\s+", text):
+    def _absorb_reply(self, text: str, items: list[_Item], cart: list[dict[str, Any]]) -> bool:
+        """Update beliefs from one customer reply; True if it confirms the order.
+
+        A sentence about an item that names one of its variants sets the variant (the
+        last one named: "it's the Red one, but I need Blue"); a number in it sets the
+        quantity ("I need 4 of them, not 1"); a sentence quoting a cart line's full title
+        and saying no to it rejects that product for its item.
+        """
+        for sentence in re.split(r"(?<=[.!?;])\s+", text):
             low = sentence.lower()
-            m = re.search(r"i need the (.+?) one", sentence, re.I) or re.search(r"but i need (.+?)\.?$", sentence, re.I)
-            if m:
-                it = self._match_item(sentence, items)
-                if it:
-                    it.value = m.group(1).strip()
-                    it.needs_variant = True
-            q = re.search(r"i need (\d+) of the", low)
-            if q:
-                it = self._match_item(sentence, items)
-                if it:
-                    it.quantity = int(q.group(1))
+            refused = re.search(r"n't|\bnot\b|\bremove\b|\bdon't\b", low)
+            line = max(cart, key=lambda ln: _similarity(str(ln.get("title", "")), sentence), default=None)
+            if line is not None and _similarity(str(line.get("title", "")), sentence) < 0.8:
+                line = None
+            if line is not None and refused:
+                for it in items:
+                    if it.choice and it.choice["product_id"] == line["product_id"]:
+                        it.rejected.add(line["product_id"])
+                        it.choose()
+                continue
+            it = self._match_item(sentence, items)
+            if it is None or it.choice is None:
+                continue
+            named = _values_named(sentence, it.choice.get("variants", {}))
+            if named:
+                it.variant = named[-1]
+            bare = sentence
+            for value in it.choice.get("variants", {}).values():
+                bare = re.sub(rf"(?<![a-z0-9]){re.escape(value)}(?![a-z0-9])", " ", bare, flags=re.I)
+            if m := _HOW_MANY.search(bare):
+                it.quantity = int(m.group(1) or m.group(2))
         low = text.lower()
         return any(k in low for k in ("check out", "place the order", "that's everything", "that's all"))
 

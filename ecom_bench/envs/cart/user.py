@@ -1,44 +1,73 @@
-"""E_CART's template user: names the items, withholds slots, answers, corrects, confirms.
+"""E_CART's template customer: names the items, withholds details, answers, corrects, confirms.
 
-Every reply is tagged (confirm, clarify, correct, continue, quit). The user reads
-the agent's words with simple keyword rules and sees the cart (as a shopper sees
-the cart page), so corrections come from the same matching rule as the verifier.
+The customer reads the agent's words with `users.understanding` (any request for
+information is answered; topic words only narrow which withheld detail it gets) and
+sees the cart as a shopper sees the cart page. Its feedback is that of a real shopper,
+not an oracle (issue 9, A3):
+
+* **A cart holding things never asked for.** Several of them ("a mess") get one
+  general objection ("I didn't ask for most of these; please only add what I listed"):
+  nothing is itemised, neither what to remove nor which lines were right, so carting
+  the whole visit history teaches nothing. A single stray item is named. Either costs
+  patience (`Customer.strike`): the second such objection is the customer leaving.
+  After a mess the customer no longer reads its list out again ("please just add what
+  I asked for"): it already gave it.
+* **Honest mistakes on what was asked for** (a wrong variant or quantity of a listed
+  item, a listed item not added yet) are corrected by name, as before, from the same
+  matching rule as the verifier (`goal.line_key`): the user never complains about a
+  line the verifier accepts. They cost no patience.
+* **Acts.** CLARIFY only when the reply disclosed a withheld detail; CONFIRM only for
+  a cart the customer checked and found exactly right; everything else is CONTINUE or
+  CORRECT, so padding messages with questions earns nothing (`UserMessage.excused`).
 """
 
 from __future__ import annotations
 
-import re
+import random
+from typing import ClassVar
 
-from ecom_bench._seeding import seeded_rng
 from ecom_bench.catalog import Product
 from ecom_bench.difficulty import Difficulty
 from ecom_bench.envs.cart.goal import CartGoal, CartTarget
-from ecom_bench.users import UserAct, UserMessage, add_noise, render
+from ecom_bench.users import UserAct, UserMessage, render
 from ecom_bench.users.base import Disclosure
+from ecom_bench.users.customer import Customer
+from ecom_bench.users.understanding import is_request, says, sentences, topics_asked, words
 from ecom_bench.world import World
 
 ATTRIBUTE_LABELS = {"connector_type": "connector", "item_form": "form", "pack_size": "pack size",
                     "screen_size": "screen size"}
+#: Words that point a question at a variant rather than a quantity (they only narrow the answer).
 ATTRIBUTE_KEYWORDS = {
-    "connector_type": ("connector", "plug", "port", "cable", "usb", "lightning", "type"),
+    "connector_type": ("connector", "plug", "port", "cable", "usb", "lightning"),
     "size": ("size", "fit", "small", "medium", "large"),
     "color": ("color", "colour", "shade"),
     "material": ("material", "made of", "filter", "finish"),
-    "item_form": ("form", "type", "format"),
+    "item_form": ("form", "format"),
     "wattage": ("watt", "wattage", "power"),
-    "capacity": ("capacity", "size", "volume"),
+    "capacity": ("capacity", "volume", "storage"),
     "scent": ("scent", "fragrance", "smell"),
     "flavor": ("flavor", "flavour", "taste"),
-    "pack_size": ("pack", "count", "size"),
-    "screen_size": ("screen", "inch", "size", "display"),
+    "pack_size": ("pack", "count"),
+    "screen_size": ("screen", "inch", "display"),
 }
-GENERIC_VARIANT_WORDS = ("variant", "version", "option", "which one", "model", "kind", "style")
-QUANTITY_WORDS = ("how many", "quantity", "how much", "units", "number of", "pieces", "count")
+GENERIC_VARIANT_WORDS = ("variant", "version", "option", "model", "kind", "style", "type", "finish", "which one")
+QUANTITY_WORDS = ("how many", "quantity", "how much", "units", "number of", "pieces", "more than one", "just one")
 
 GREETINGS = ("Hi!", "Hello,", "Hey there.", "Hi there,", "")
 INTROS = ("Please add these to my cart:", "Could you put the following in my cart:",
           "I'd like to order", "Shopping list:", "Can you add to my cart")
 CLOSINGS = ("Thanks!", "That's all.", "Thank you.", "")
+MESS_OBJECTIONS = ("I didn't ask for most of these; please only add what I listed.",
+                   "That's a lot of things I never asked for. Please only put in what I listed.",
+                   "Most of this isn't what I asked for. Please just add the items on my list.")
+ALREADY_LISTED = ("Please just add what I asked for.", "I've already told you what I need; please add just those.")
+CONFIRMATIONS = ("That's everything, thanks. Please check out.", "Yes, that's all I need. Please place the order.",
+                 "Looks right to me. Go ahead and check out.")
+
+
+def _join(*sentences: str) -> str:
+    return " ".join(s for s in sentences if s)
 
 
 def attribute_label(attribute: str | None) -> str:
@@ -47,80 +76,54 @@ def attribute_label(attribute: str | None) -> str:
     return ATTRIBUTE_LABELS.get(attribute, attribute.replace("_", " "))
 
 
-def _words(text: str) -> set[str]:
-    return set(re.findall(r"[a-z0-9][a-z0-9\-]+", text.lower()))
-
-
-def _says(text_l: str, phrase: str) -> bool:
-    """Whether lower-cased `text_l` contains `phrase` as whole words ("mint" is not in "papermint")."""
-    return re.search(rf"(?<![a-z0-9]){re.escape(phrase.lower())}(?![a-z0-9])", text_l) is not None
-
-
-class CartUser:
+class CartUser(Customer):
     """The simulated shopper of one E_CART episode."""
+
+    rng_prefix: ClassVar[tuple[str, ...]] = ("cart-user",)
 
     def __init__(self, goal: CartGoal, products: dict[str, Product], difficulty: Difficulty,
                  seed: int, disclosure: Disclosure) -> None:
-        self.goal = goal
-        self.products = products
-        self.difficulty = difficulty
-        self.seed = seed
-        self._disclosure = disclosure
-        self._replies = 0
         protect = {t.variant_value for t in goal.targets if t.variant_value}
         for p in products.values():
             protect.update(v.value for v in p.variants)
-        self._protect = frozenset(protect)
+        super().__init__(difficulty, seed, disclosure, protect)
+        self.goal = goal
+        self.products = products
+        self._saw_mess = False  # once objected to a mess, the customer does not read its list out again
 
     # ---------------------------------------------------------------- API
-    def disclosure(self) -> dict[str, bool]:
-        return dict(self._disclosure.told)
-
     def opening(self) -> UserMessage:
-        rng = seeded_rng(self.seed, "cart-user", "opening")
+        rng = self.rng("opening")
         items = [self._item_phrase(t, rng) for t in self.goal.targets]
-        if len(items) > 1:
-            listing = "; ".join(items[:-1]) + "; and " + items[-1]
-        else:
-            listing = items[0]
+        listing = "; ".join(items[:-1]) + "; and " + items[-1] if len(items) > 1 else items[0]
         text = render("{greeting} {intro} {listing}. {closing}", greeting=rng.choice(GREETINGS),
                       intro=rng.choice(INTROS), listing=listing, closing=rng.choice(CLOSINGS))
-        return UserMessage(self._noisy(text, rng), UserAct.OPENING)
+        return self.say(text, UserAct.OPENING, rng)
 
     def reply(self, agent_text: str, world: World, *, last_turn: bool) -> UserMessage:
-        self._replies += 1
-        rng = seeded_rng(self.seed, "cart-user", "reply", self._replies)
+        rng = self.next_reply_rng()
         if last_turn:
-            text = rng.choice(("This is taking too long, I'll shop somewhere else. Bye.",
-                               "Sorry, I have to go. I'll order another time."))
-            return UserMessage(text, UserAct.QUIT, ends_episode=True)
-        text_l = agent_text.lower()
-        asked = "?" in agent_text
-        if asked:
-            revealed, answers = self._answer_question(text_l)
+            return self.quit(rng)
+        strays = self._strays(world)
+        if strays:
+            return self._object_to_strays(strays, world, rng)
+        if is_request(agent_text):
+            revealed = self.to_disclose(self._asked_slots(agent_text))
             if revealed:
-                return UserMessage(self._noisy(" ".join(answers), rng), UserAct.CLARIFY, tuple(revealed))
-            wrong_proposal = self._wrong_proposal(text_l, world)
-            if wrong_proposal:
-                return self._correction([wrong_proposal], rng)
+                return self.say(" ".join(self._answer(slot) for slot in revealed), UserAct.CLARIFY, rng, revealed)
+            if (wrong := self._wrong_proposal(agent_text.lower(), world)) is not None:
+                return self.say(wrong, UserAct.CORRECT, rng)
         problems, missing = self._cart_problems(world)
-        if problems:
-            return self._correction(problems + missing, rng)
+        if problems or (missing and world.cart):
+            return self.say(_join(*problems, self._missing_sentence(missing)), UserAct.CORRECT, rng)
         if missing:
-            names = ", ".join(f"the {t.short_name}" for t in missing)
-            if world.cart:
-                return self._correction([render("You haven't added {names} yet.", names=names)], rng)
-            text = render("Please go ahead and add {names}.", names=names)
-            return UserMessage(self._noisy(text, rng), UserAct.CONTINUE)
-        text = rng.choice(("That's everything, thanks. Please check out.",
-                           "Yes, that's all I need. Please place the order.",
-                           "Looks right to me. Go ahead and check out."))
-        return UserMessage(self._noisy(text, rng), UserAct.CONFIRM)
+            return self.say(self._missing_sentence(missing, first=True), UserAct.CONTINUE, rng)
+        return self.say(rng.choice(CONFIRMATIONS), UserAct.CONFIRM, rng)
 
     # ------------------------------------------------------------ opening
-    def _item_phrase(self, t: CartTarget, rng) -> str:  # noqa: ANN001
-        qty_told = self._disclosure.is_told(t.quantity_slot)
-        var_told = self._disclosure.is_told(t.variant_slot)
+    def _item_phrase(self, t: CartTarget, rng: random.Random) -> str:
+        qty_told = self.told(t.quantity_slot)
+        var_told = self.told(t.variant_slot)
         if t.quantity > 1 and not qty_told:
             head = rng.choice(("a few of the {name}", "some of the {name}", "several of the {name}"))
         elif t.quantity > 1:
@@ -136,42 +139,39 @@ class CartUser:
         return render(head + tail, name=t.short_name, qty=t.quantity, value=t.variant_value,
                       label=attribute_label(t.variant_attribute))
 
-    def _noisy(self, text: str, rng) -> str:  # noqa: ANN001
-        return add_noise(text, self.difficulty.p_noise, rng, self._protect)
-
     # ---------------------------------------------------------- questions
-    def _mentions(self, t: CartTarget, text_l: str, words: set[str]) -> bool:
-        p = self.products[t.product_id]
-        name_words = {w for w in _words(t.short_name) if len(w) > 3}
-        return bool(name_words & words) or p.id.lower() in text_l
+    def _mentions(self, t: CartTarget, text_l: str, said: set[str]) -> bool:
+        name_words = {w for w in words(t.short_name) if len(w) > 3}
+        return bool(name_words & said) or t.product_id.lower() in text_l
 
-    def _answer_question(self, text_l: str) -> tuple[list[str], list[str]]:
-        words = _words(text_l)
-        hidden = [t for t in self.goal.targets
-                  if not self._disclosure.is_told(t.variant_slot) or not self._disclosure.is_told(t.quantity_slot)]
-        if not hidden:
-            return [], []
-        named = [t for t in hidden if self._mentions(t, text_l, words)]
-        scope = named or hidden
-        asks_qty = any(_says(text_l, w) for w in QUANTITY_WORDS)
-        revealed: list[str] = []
-        answers: list[str] = []
-        for t in scope:
-            p = self.products[t.product_id]
-            values = {v.value.lower() for v in p.variants}
-            keywords = ATTRIBUTE_KEYWORDS.get(t.variant_attribute or "", ()) + GENERIC_VARIANT_WORDS
-            asks_var = any(_says(text_l, k) for k in keywords) or any(_says(text_l, v) for v in values)
-            specific = asks_qty or asks_var
-            if not self._disclosure.is_told(t.variant_slot) and (asks_var or not specific):
-                self._disclosure.reveal(t.variant_slot)
-                revealed.append(t.variant_slot)
-                answers.append(render("For the {name}, I need the {value} one.", name=t.short_name,
-                                      value=t.variant_value))
-            if not self._disclosure.is_told(t.quantity_slot) and (asks_qty or not specific):
-                self._disclosure.reveal(t.quantity_slot)
-                revealed.append(t.quantity_slot)
-                answers.append(render("I need {qty} of the {name}.", qty=t.quantity, name=t.short_name))
-        return revealed, answers
+    def _slot_cues(self, t: CartTarget) -> dict[str, tuple[str, ...]]:
+        values = tuple(v.value for v in self.products[t.product_id].variants if len(v.value) > 1)
+        variant = ATTRIBUTE_KEYWORDS.get(t.variant_attribute or "", ()) + GENERIC_VARIANT_WORDS + values
+        return {t.variant_slot: variant, t.quantity_slot: QUANTITY_WORDS}
+
+    def _asked_slots(self, text: str) -> set[str]:
+        """The slots each request sentence asks about; a request naming no withheld one asks for all.
+
+        Item names narrow to those items, variant/quantity words to that kind of detail;
+        neither decides *whether* the customer answers (`Customer.to_disclose`).
+        """
+        hidden = set(self.withheld())
+        asked: set[str] = set()
+        for sentence in [s for s in sentences(text) if is_request(s)] or [text]:
+            low, said = sentence.lower(), words(sentence)
+            named = [t for t in self.goal.targets if self._mentions(t, low, said)] or list(self.goal.targets)
+            slots: set[str] = set()
+            for t in named:
+                cues = self._slot_cues(t)
+                slots.update(topics_asked(sentence, cues) or cues)
+            asked |= slots if slots & hidden else hidden
+        return asked
+
+    def _answer(self, slot: str) -> str:
+        t = next(t for t in self.goal.targets if slot in (t.variant_slot, t.quantity_slot))
+        if slot == t.variant_slot:
+            return render("For the {name}, I need the {value} one.", name=t.short_name, value=t.variant_value)
+        return render("I need {qty} of the {name}.", qty=t.quantity, name=t.short_name)
 
     def _wrong_proposal(self, text_l: str, world: World) -> str | None:
         """The agent proposes a variant the user does not want ("Shall I add the Lightning one?").
@@ -179,22 +179,52 @@ class CartUser:
         Only for items not already right in the cart, and only when the agent names
         another of the product's variant values (as whole words) and not the wanted one.
         """
-        words = _words(text_l)
+        said = words(text_l)
         have = self.goal.cart_units(world.cart)
         for t in self.goal.targets:
-            if not t.variant_required or have.get(t.key) or not self._mentions(t, text_l, words):
+            if not t.variant_required or have.get(t.key) or not self._mentions(t, text_l, said):
                 continue
-            if _says(text_l, t.variant_value):
+            if says(text_l, t.variant_value):
                 continue
             p = self.products[t.product_id]
-            if any(_says(text_l, v.value) for v in p.variants if v.value != t.variant_value):
+            if any(says(text_l, v.value) for v in p.variants if v.value != t.variant_value):
                 self._disclosure.reveal(t.variant_slot)
                 return render("No, for the {name} I need the {value} one.", name=t.short_name,
                               value=t.variant_value)
         return None
 
     # --------------------------------------------------------- corrections
+    def _strays(self, world: World) -> list[str]:
+        """Products in the cart the customer never asked for, in cart order, each once."""
+        return list(dict.fromkeys(ln.product_id for ln in world.cart if self.goal.target(ln.product_id) is None))
+
+    def _object_to_strays(self, strays: list[str], world: World, rng: random.Random) -> UserMessage:
+        """One stray is named (with the other corrections); several get one general objection.
+
+        Either costs patience. A mess itemises nothing: not what to remove, not which
+        lines were right, not what is missing.
+        """
+        if (goodbye := self.strike(rng)) is not None:
+            return goodbye
+        if len(strays) > 1:
+            self._saw_mess = True
+            return self.say(rng.choice(MESS_OBJECTIONS), UserAct.CORRECT, rng)
+        p = world.product(strays[0])
+        text = render("I didn't ask for the {title}; please remove it.", title=p.title if p else strays[0])
+        problems, missing = self._cart_problems(world)
+        return self.say(_join(text, *problems, self._missing_sentence(missing)), UserAct.CORRECT, rng)
+
+    def _missing_sentence(self, missing: list[CartTarget], first: bool = False) -> str:
+        if not missing:
+            return ""
+        if self._saw_mess:
+            return ALREADY_LISTED[self._replies % len(ALREADY_LISTED)]
+        names = ", ".join(f"the {t.short_name}" for t in missing)
+        template = "Please add {names}." if first else "You haven't added {names} yet."
+        return render(template, names=names)
+
     def _cart_problems(self, world: World) -> tuple[list[str], list[CartTarget]]:
+        """Corrections of listed items (wrong variant, wrong quantity) and the listed items not in the cart."""
         problems: list[str] = []
         missing: list[CartTarget] = []
         have = self.goal.cart_units(world.cart)
@@ -216,14 +246,4 @@ class CartUser:
                 self._disclosure.reveal(t.quantity_slot)
                 problems.append(render("I need {qty} of the {name}, not {n}.", qty=t.quantity,
                                        name=t.short_name, n=n))
-        for ln in world.cart:
-            if self.goal.target(ln.product_id) is None:
-                p = world.product(ln.product_id)
-                problems.append(render("I didn't ask for the {title}; please remove it.",
-                                       title=p.title if p else ln.product_id))
         return problems, missing
-
-    def _correction(self, problems: list[str], rng) -> UserMessage:  # noqa: ANN001
-        text = " ".join(p if isinstance(p, str) else render("You haven't added the {name} yet.",
-                                                             name=p.short_name) for p in problems)
-        return UserMessage(self._noisy(text, rng), UserAct.CORRECT)

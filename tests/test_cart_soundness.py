@@ -1,0 +1,171 @@
+"""E_CART under attack: the customer's feedback is not an oracle, plain questions are answered,
+padding buys nothing (issue 9: A3, A6, B1)."""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from ecom_bench.agents import AgentAction, ToolCallRequest
+from ecom_bench.agents.base import get_policy, tool_results
+from ecom_bench.runner import make_episode, run_policy
+from ecom_bench.users import UserAct
+from ecom_bench.users.understanding import is_request
+
+DEV_QUESTIONS = Path(__file__).parent / "data" / "questions_dev.json"
+PAD = " Is there anything else you need?"
+
+
+def episode(context, d, index=0):
+    return make_episode("cart", d, 0, index, context=context)
+
+
+def dev_questions(intent: str) -> list[str]:
+    if not DEV_QUESTIONS.exists():
+        pytest.skip("tests/data/questions_dev.json not present")
+    return json.loads(DEV_QUESTIONS.read_text())[intent]
+
+
+def hidden_slots(ep) -> list[str]:
+    return [s for s, told in ep.problem.user.disclosure().items() if not told]
+
+
+def history(ep) -> list[dict]:
+    return json.loads(ep.call_tool("user_get_visit_history", {}).text)["visits"]
+
+
+# ------------------------------------------------------------------ feedback is not an oracle
+def test_a_messy_cart_gets_one_general_objection_and_costs_patience(context):
+    ep = episode(context, 9)
+    visits = history(ep)
+    for v in visits[: ep.difficulty.tool_budget - 1]:
+        ep.call_tool("cart_add", {"product_id": v["product_id"], "variant_id": next(iter(v["variants"]), None)})
+    targets = ep.problem.goal.targets
+    assert sum(1 for v in visits[: ep.difficulty.tool_budget - 1]
+               if ep.problem.goal.target(v["product_id"]) is None) >= 2
+    reply = ep.agent_message("I've added the items. Is the cart right?")
+    assert reply.act is UserAct.CORRECT and not reply.revealed
+    # Nothing itemised: no product named, no variant value, no quantity, whatever was right.
+    for v in visits:
+        assert v["title"].split(",")[0].lower() not in reply.text.lower()
+    for t in targets:
+        assert t.short_name.lower() not in reply.text.lower()
+        assert t.variant_value is None or not re.search(rf"\b{re.escape(t.variant_value)}\b", reply.text)
+    assert not re.search(r"\d", reply.text)
+    # Still a mess at the next message: the customer leaves.
+    reply = ep.agent_message("Is there anything else you need?")
+    assert reply.act is UserAct.QUIT and ep.done
+
+
+def test_a_single_stray_item_is_named_and_a_second_objection_ends_it(context):
+    ep = episode(context, 6)
+    stray = next(v for v in history(ep) if ep.problem.goal.target(v["product_id"]) is None)
+    assert not ep.call_tool("cart_add", {"product_id": stray["product_id"],
+                                         "variant_id": next(iter(stray["variants"]), None)}).error
+    reply = ep.agent_message("Added it.")
+    assert reply.act is UserAct.CORRECT and "didn't ask for" in reply.text
+    assert ep.problem.user.strikes == 1
+    reply = ep.agent_message("Added it.")
+    assert reply.act is UserAct.QUIT
+
+
+def test_an_honest_variant_mistake_is_still_corrected_without_a_strike(context):
+    ep = next(e for e in (episode(context, 6, i) for i in range(50)) if e.problem.goal.targets[0].variant_required)
+    t = ep.problem.goal.targets[0]
+    wrong = next(v for v in ep.world.product(t.product_id).variants if v.id != t.variant_id)
+    ep.call_tool("cart_add", {"product_id": t.product_id, "variant_id": wrong.id})
+    reply = ep.agent_message("I've added it.")
+    assert reply.act is UserAct.CORRECT and t.variant_value in reply.text
+    assert ep.problem.user.strikes == 0
+
+
+class ProbeOneByOne:
+    """Red team: never read the request; add one viewed product per turn, drop it if the customer
+    says it was not asked for, keep it otherwise; apply nothing else; check out on the last turn."""
+
+    name = "probe_one_by_one"
+    reads_hidden_goal = False
+
+    def act(self, messages, hidden):
+        n = len(messages)
+        system = messages[0].text
+        patience = int(re.search(r"patience is (\d+) turns", system).group(1))
+        results = tool_results(messages)
+        visits = next((json.loads(r.text)["visits"] for c, r in results if c.name == "user_get_visit_history"), None)
+        turn = 1 + sum(1 for m in messages if m.role == "assistant" and not m.tool_calls)
+        if visits is None:
+            return AgentAction(tool_calls=(ToolCallRequest("user_get_visit_history", {}, f"h{n}"),))
+        if turn >= patience:
+            return AgentAction(tool_calls=(ToolCallRequest("checkout", {}, f"c{n}"),))
+        added = [c.arguments["product_id"] for c, _ in results if c.name == "cart_add"]
+        removed = {c.arguments["product_id"] for c, _ in results if c.name == "cart_remove"}
+        last = messages[-1]
+        if last.role == "user" and added and added[-1] not in removed and "didn't ask" in last.text:
+            return AgentAction(tool_calls=(ToolCallRequest("cart_remove", {"product_id": added[-1]}, f"r{n}"),))
+        if last.role == "tool" or len(added) >= len(visits):
+            return AgentAction(text="Is the cart right?")
+        v = visits[len(added)]
+        return AgentAction(tool_calls=(ToolCallRequest(
+            "cart_add", {"product_id": v["product_id"], "variant_id": next(iter(v["variants"]), None)}, f"a{n}"),))
+
+
+@pytest.mark.parametrize("d", [3, 6, 9, 12])
+def test_strategies_that_ignore_the_request_do_not_converge(context, d):
+    exploits = pytest.importorskip("ecom_bench.agents.exploits")
+    for policy in (exploits.make_exploit("cart_corrections", "cart"), ProbeOneByOne()):
+        wins = sum(run_policy(episode(context, d, i), policy).result.reward.success for i in range(25))
+        assert wins <= 2, (policy.name, d, wins)
+
+
+# ------------------------------------------------------------------ plain questions
+@pytest.mark.parametrize("intent", ["cart_variant", "cart_quantity", "anything_else", "requirements"])
+def test_any_plain_question_discloses_a_withheld_detail(context, intent):
+    indices = [i for i in range(30) if hidden_slots(episode(context, 9, i))][:4]
+    for question in dev_questions(intent):
+        if not is_request(question):  # the shared reader's gap (users/understanding.py), not this env's
+            continue
+        for i in indices:
+            ep = episode(context, 9, i)
+            before = set(hidden_slots(ep))
+            reply = ep.agent_message(question)
+            assert reply.act is UserAct.CLARIFY and reply.excused, (question, reply)
+            assert reply.revealed and set(reply.revealed) <= before, (question, reply)
+            for kind in ("variant", "quantity"):
+                if intent == f"cart_{kind}" and any(s.endswith(kind) for s in before):
+                    assert any(s.endswith(kind) for s in reply.revealed), (question, reply)
+
+
+def test_a_question_with_nothing_withheld_is_charged(context):
+    ep = next(e for e in (episode(context, 1, i) for i in range(50)) if not hidden_slots(e))
+    reply = ep.agent_message("Is there anything else you need?")
+    assert reply.act is UserAct.CONTINUE and not reply.excused
+
+
+class Padded:
+    """The heuristic with PAD appended to every message (it is shown its own words unpadded)."""
+
+    name = "padded"
+    reads_hidden_goal = False
+
+    def __init__(self, inner):
+        self.inner = inner
+
+    def act(self, messages, hidden):
+        clean = [replace(m, text=m.text[: -len(PAD)]) if m.role == "assistant" and m.text.endswith(PAD) else m
+                 for m in messages]
+        action = self.inner.act(clean, None)
+        return action if action.tool_calls else replace(action, text=action.text + PAD)
+
+
+def test_padding_does_not_buy_efficiency(context):
+    heuristic = get_policy("cart", "heuristic")
+    for d in (6, 12):
+        plain = [run_policy(episode(context, d, i), heuristic).result.reward for i in range(10)]
+        padded = [run_policy(episode(context, d, i), Padded(heuristic)).result.reward for i in range(10)]
+        gain = sum(p.efficiency for p in padded) / 10 - sum(p.efficiency for p in plain) / 10
+        assert gain <= 0.05, (d, gain)
+        assert sum(p.success for p in padded) <= sum(p.success for p in plain) + 1
