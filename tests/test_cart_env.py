@@ -34,7 +34,7 @@ def test_generator_follows_cart_axes(context):
         assert len(goal.targets) == n_items
         leaves = {context.catalog.get(t.product_id).leaf_category for t in goal.targets}
         assert len(leaves) == n_items  # never two targets of one kind
-    # variants required and quantities > 1 grow with d (SPEC: 21% -> 99%, 0% -> 50%)
+    # variants required and quantities > 1 grow with d (docs/design.md: 21% -> 99%, 0% -> 50%)
     def rates(d):
         targets = [t for i in range(40) for t in episode(context, d, i).problem.goal.targets]
         return (sum(t.variant_required for t in targets) / len(targets),
