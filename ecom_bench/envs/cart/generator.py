@@ -8,6 +8,8 @@ target's wanted variant has stock for the wanted quantity: each task is solvable
 
 from __future__ import annotations
 
+import random
+
 from ecom_bench._seeding import derive_seed, seeded_rng
 from ecom_bench.catalog import Product, draws
 from ecom_bench.catalog.naming import short_name
@@ -20,6 +22,48 @@ from ecom_bench.users.persona import sample_persona
 from ecom_bench.world import VisitRecord, World
 
 MAX_QUANTITY = 4
+#: Browsed categories without a target, per target category (at least MIN_DECOY_GROUPS).
+DECOY_GROUPS_PER_TARGET = 2
+MIN_DECOY_GROUPS = 4
+
+
+def _visit_history(world: World, rng: random.Random, targets: list[CartTarget]) -> list[str]:
+    """The targets, max(3, 2n) same-category look-alikes (docs/design.md §Per-environment verifiers),
+    and as many browsed categories again that hold no target, shuffled.
+
+    Why the decoy categories: with look-alikes only, every category of the history held
+    exactly one target, so "one visited product per category" found the cart without
+    reading the request. Each decoy group mirrors a target group (one product plus its
+    share of look-alikes), so the groups cannot be told apart by structure.
+    """
+    catalog = world.catalog
+    target_ids = {t.product_id for t in targets}
+    target_leaves = [catalog.get(t.product_id).leaf_category for t in targets]
+    n_decoys = max(MIN_DECOY_GROUPS, DECOY_GROUPS_PER_TARGET * len(targets))
+    free = sorted(set(catalog.by_leaf_category) - set(target_leaves))
+    decoy_leaves = rng.sample(free, min(n_decoys, len(free)))
+    leaves = target_leaves + decoy_leaves
+    chosen = set(target_ids)
+    groups: dict[str, list[str]] = {leaf: [] for leaf in leaves}
+    for t, leaf in zip(targets, target_leaves):
+        groups[leaf].append(t.product_id)
+    for leaf in decoy_leaves:  # the decoy group's own "target": any product of its category
+        groups[leaf].append(catalog.products[rng.choice(catalog.by_leaf_category[leaf])].id)
+        chosen.update(groups[leaf])
+    per_group = max(3, 2 * len(targets)) / len(targets)  # look-alikes per group, as for the targets
+    want = {leaf: int(per_group) + (1 if rng.random() < per_group - int(per_group) else 0) for leaf in leaves}
+    for leaf in leaves:
+        pool = catalog.by_leaf_category[leaf]
+        for _ in range(50 * want[leaf]):
+            if len(groups[leaf]) > want[leaf]:
+                break
+            cand = catalog.products[rng.choice(pool)].id
+            if cand not in chosen:
+                chosen.add(cand)
+                groups[leaf].append(cand)
+    history = sorted(pid for group in groups.values() for pid in group)
+    rng.shuffle(history)
+    return history
 
 
 def build_cart(world: World, seed: int, difficulty: Difficulty, intent: int = 0) -> SubTask:
@@ -53,21 +97,7 @@ def build_cart(world: World, seed: int, difficulty: Difficulty, intent: int = 0)
             disclosure.add(t.quantity_slot, rng.random() >= difficulty.p_missing)
     goal = CartGoal(tuple(targets))
 
-    # Visit history: the targets plus max(3, 2n) same-category look-alikes (SPEC).
-    target_ids = {t.product_id for t in targets}
-    distractors: list[str] = []
-    pools = [catalog.by_leaf_category[catalog.get(t.product_id).leaf_category] for t in targets]
-    want = max(3, 2 * len(targets))
-    attempts = 0
-    while len(distractors) < want and attempts < 50 * want:
-        attempts += 1
-        pool = pools[len(distractors) % len(pools)]
-        cand = catalog.products[rng.choice(pool)].id
-        if cand not in target_ids and cand not in distractors:
-            distractors.append(cand)
-    history = list(target_ids) + distractors
-    history.sort()
-    rng.shuffle(history)
+    history = _visit_history(world, rng, targets)
     world.visit_history.extend(VisitRecord(pid, rng.randint(0, 14)) for pid in history)
 
     products = {t.product_id: catalog.get(t.product_id) for t in targets}
