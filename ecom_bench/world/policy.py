@@ -11,11 +11,18 @@ Numeric rules start from a base and apply every clause in order; each clause has
 effect on both branches ("if the package weighs at least 20 lb, add $8.00; otherwise
 add $2.00"), so every clause must be read and its condition evaluated. `make_rule`
 draws a rule *together with* a situation and keeps it only when flipping or skipping
-any single clause moves the answer by at least `MIN_CLAUSE_EFFECT` (far outside the
-success tolerance), which is what makes B_branch a real axis. Categorical rules are
-decision lists (the first clause whose condition holds decides); their situation fails
-every clause but the last, which holds or not at random, so again each clause decides
-the answer.
+any single clause (or all of them) moves the answer by at least `MIN_CLAUSE_EFFECT`
+(far outside the success tolerance), which is what makes B_branch a real axis.
+Categorical rules are decision lists (the first clause whose condition holds decides);
+which clause decides, or the default, is drawn uniformly, the clauses before it fail
+and each of those decides the answer too (flip it and another outcome wins).
+
+No structural tells: conditions are drawn before the customer's values, and the values
+after them to make each condition hold or fail as drawn, so a condition's text does not
+say whether it holds; in a numeric rule each clause holds at even odds. A guess from
+the rule text alone is right at chance: 1 in B + 1 for a decision list, about 2^-B for
+a numeric rule with a constant base (and almost never when the base or an effect scales
+with one of the customer's amounts).
 """
 
 from __future__ import annotations
@@ -353,19 +360,37 @@ class PolicyRule:
         value = max(fam.floor, value)
         return round(value, 2) if fam.unit == "$" else float(round(value))
 
-    def depends_on_every_clause(self, situation: dict[str, Any]) -> bool:
-        """Would a reader who skipped or mis-evaluated any one clause get the answer wrong?
+    def decisive(self, situation: dict[str, Any]) -> int:
+        """Categorical: the index of the clause that decides (len(clauses): the default)."""
+        return next((i for i, c in enumerate(self.clauses) if c.condition.holds(situation)), len(self.clauses))
 
-        Numeric: flipping or skipping any clause moves the answer by >= MIN_CLAUSE_EFFECT.
-        Categorical: flipping any clause's condition changes the outcome (skipping a
-        clause that does not hold changes nothing, by the meaning of a decision list).
+    def _base_alone(self, situation: dict[str, Any]) -> float:
+        fam = self.fam
+        value = self.base / 100 * float(situation[fam.base_slot]) if fam.base_slot else self.base
+        value = max(fam.floor, value)
+        return round(value, 2) if fam.unit == "$" else float(round(value))
+
+    def depends_on_every_clause(self, situation: dict[str, Any]) -> bool:
+        """Would a reader who skipped or mis-evaluated a clause that matters get the answer wrong?
+
+        Numeric: every clause matters: flipping or skipping any one moves the answer by
+        >= MIN_CLAUSE_EFFECT, and so does skipping them all (the bare base is never the
+        answer, or "answer the base" would be a guess that needs no facts).
+        Categorical: the clauses up to the decisive one matter: flipping any of them
+        changes the outcome. The clauses after it cannot change the answer (the first
+        clause that holds decides), and they must not be forced to: requiring every clause
+        to matter made the decisive clause always the last one (or the default), so "answer
+        the last clause's outcome" was right half the time without a single fact. The
+        decisive clause is drawn uniformly instead (`_truths`), so a guess of its position
+        is right 1 time in B + 1.
         """
         answer = self.compute(situation)
+        if self.kind == "choice":
+            return all(self.compute(situation, flip=i) != answer for i in range(self.decisive(situation) + 1)
+                       if i < len(self.clauses))
+        if abs(self._base_alone(situation) - float(answer)) < MIN_CLAUSE_EFFECT * abs(float(answer)):
+            return False
         for i in range(len(self.clauses)):
-            if self.kind == "choice":
-                if self.compute(situation, flip=i) == answer:
-                    return False
-                continue
             for variant in (self.compute(situation, skip=i), self.compute(situation, flip=i)):
                 if abs(float(variant) - float(answer)) < MIN_CLAUSE_EFFECT * abs(float(answer)):
                     return False
@@ -404,27 +429,60 @@ def _nice_money(x: float) -> float:
     return max(step, round(x / step) * step)
 
 
-def _condition(rng: random.Random, slot: Slot, value: Any, holds: bool, used: set[tuple]) -> Condition | None:
-    """A condition on `slot` that holds (or not) for `value`, unlike the ones in `used`."""
+def _condition(rng: random.Random, slot: Slot, used: set[tuple]) -> Condition | None:
+    """A condition on `slot` drawn without looking at the customer's value (None: a repeat).
+
+    Why blind: a condition drawn to hold (or fail) for a known value gives itself away by
+    its text ("at least $390" on a $15-$400 range rarely holds; a list of 3 of 4 values
+    always did). Drawn first, with the value drawn after to make it hold or fail, its text
+    says nothing about whether it holds.
+    """
     if slot.is_choice:
-        others = [c for c in slot.choices if c != value]
-        if holds:
-            chosen = {value, *rng.sample(others, rng.randint(0, len(others) - 1))}
-        else:
-            chosen = set(rng.sample(others, rng.randint(1, len(others) - 1 if len(others) > 1 else 1)))
+        size = rng.randint(1, len(slot.choices) - 1)
+        chosen = set(rng.sample(slot.choices, size))
         cond = Condition(slot.key, "in", values=tuple(c for c in slot.choices if c in chosen))
     else:
         op: Literal["at_least", "under"] = rng.choice(("at_least", "under"))
-        x = float(value)
-        ok = [t for t in slot.thresholds() if ((x >= t) if op == "at_least" else (x < t)) == holds]
-        if not ok:
-            return None
-        cond = Condition(slot.key, op, threshold=rng.choice(ok))
+        cond = Condition(slot.key, op, threshold=rng.choice(slot.thresholds()))
     key = (cond.slot, cond.op, cond.threshold, cond.values)
     if key in used:
         return None
     used.add(key)
     return cond
+
+
+def _value(rng: random.Random, slot: Slot, wanted: list[tuple[Condition, bool]]) -> Any:
+    """A value of `slot`, uniform among those giving each condition its wanted truth (None if none does)."""
+    def fits(v: Any) -> bool:
+        return all(c.holds({slot.key: v}) == truth for c, truth in wanted)
+
+    if slot.is_choice:
+        ok = [c for c in slot.choices if fits(c)]
+        return rng.choice(ok) if ok else None
+    if slot.decimals == 0:
+        ok = [v for v in range(int(slot.lo), int(slot.hi) + 1) if fits(v)]
+        return rng.choice(ok) if ok else None
+    a, b = slot.lo, slot.hi
+    for c, truth in wanted:  # the interval the conditions leave: [a, b]
+        if (c.op == "at_least") == truth:
+            a = max(a, c.threshold)
+        else:
+            b = min(b, c.threshold)
+    for _ in range(20):
+        v = round(rng.uniform(a, b), slot.decimals)
+        if a <= v <= b and fits(v):
+            return v
+    return None
+
+
+def _truths(rng: random.Random, fam: Family, n: int) -> list[bool]:
+    """Which clauses hold. Numeric: each at even odds. Categorical (a decision list): the
+    decisive clause, or the default, is drawn uniformly; every clause before it fails and
+    the ones after it hold or not at even odds (they cannot change the answer)."""
+    if fam.kind == "number":
+        return [rng.random() < 0.5 for _ in range(n)]
+    decisive = rng.randint(0, n)  # n: no clause holds, the default decides
+    return [False] * decisive + [True] * (decisive < n) + [rng.random() < 0.5 for _ in range(n - decisive - 1)]
 
 
 def _effect(rng: random.Random, unit: str, running: float, slot: Slot, situation: dict[str, Any]) -> Effect:
@@ -447,7 +505,7 @@ def _effect(rng: random.Random, unit: str, running: float, slot: Slot, situation
 def make_rule(rng: random.Random, family: str, scope: str, n_clauses: int, rule_id: str,
               *, max_attempts: int = 400) -> tuple[PolicyRule, dict[str, Any]]:
     """A rule of `family` for `scope` with `n_clauses` clauses, and a situation whose answer
-    depends on every clause (see the module docstring). Deterministic given `rng`."""
+    depends on every clause it must (see the module docstring). Deterministic given `rng`."""
     fam = FAMILIES[family]
     if fam.max_clauses is not None and n_clauses > fam.max_clauses:
         raise ValueError(f"{family} rules hold at most {fam.max_clauses} clauses, asked for {n_clauses}")
@@ -455,28 +513,30 @@ def make_rule(rng: random.Random, family: str, scope: str, n_clauses: int, rule_
         pool = list(fam.pool)
         rng.shuffle(pool)
         keys = pool[:n_clauses] + [rng.choice(fam.pool) for _ in range(n_clauses - len(pool))]
-        situation: dict[str, Any] = {fam.scope: scope}
-        for k in ([fam.base_slot] if fam.base_slot else []) + keys:
-            situation.setdefault(k, SLOTS[k].draw(rng))
-        rule = _draw_rule(rng, fam, scope, keys, situation, rule_id)
-        if rule is not None and rule.depends_on_every_clause(situation):
-            return rule, situation
+        drawn = _draw_rule(rng, fam, scope, keys, rule_id)
+        if drawn is not None and drawn[0].depends_on_every_clause(drawn[1]):
+            return drawn
     raise RuntimeError(f"could not draw a {family} rule with {n_clauses} clauses")
 
 
-def _draw_rule(rng: random.Random, fam: Family, scope: str, keys: list[str], situation: dict[str, Any],
-               rule_id: str) -> PolicyRule | None:
+def _draw_rule(rng: random.Random, fam: Family, scope: str, keys: list[str],
+               rule_id: str) -> tuple[PolicyRule, dict[str, Any]] | None:
+    """Conditions first (blind), then which hold, then the customer's values that make them so."""
     used: set[tuple] = set()
-    clauses: list[Clause] = []
+    conditions = [_condition(rng, SLOTS[k], used) for k in keys]
+    if any(c is None for c in conditions):
+        return None
+    truths = _truths(rng, fam, len(keys))
+    situation: dict[str, Any] = {fam.scope: scope}
+    for k in dict.fromkeys(([fam.base_slot] if fam.base_slot else []) + keys):
+        value = _value(rng, SLOTS[k], [(c, t) for c, t in zip(conditions, truths) if c.slot == k])  # type: ignore[union-attr]
+        if value is None:
+            return None
+        situation[k] = value
     if fam.kind == "choice":
         labels = rng.sample(fam.outcomes, len(keys) + 1)
-        last_holds = rng.random() < 0.5
-        for i, k in enumerate(keys):
-            cond = _condition(rng, SLOTS[k], situation[k], last_holds and i == len(keys) - 1, used)
-            if cond is None:
-                return None
-            clauses.append(Clause(cond, outcome=labels[i]))
-        return PolicyRule(rule_id, fam.key, scope, tuple(clauses), default=labels[-1])
+        clauses = tuple(Clause(c, outcome=o) for c, o in zip(conditions, labels))  # type: ignore[arg-type]
+        return PolicyRule(rule_id, fam.key, scope, clauses, default=labels[-1]), situation
     if fam.base_slot:
         base = float(rng.randint(*fam.base_pct))
         running = base / 100 * float(situation[fam.base_slot])
@@ -487,17 +547,15 @@ def _draw_rule(rng: random.Random, fam: Family, scope: str, keys: list[str], sit
         base = float(rng.randint(int(fam.base[0]), int(fam.base[1])))
         running = base
     minimum = 1.0 if fam.unit == "$" else fam.floor + 1
-    for k in keys:
-        holds = rng.random() < 0.5
-        cond = _condition(rng, SLOTS[k], situation[k], holds, used)
-        if cond is None:
-            return None
-        then, otherwise = (_effect(rng, fam.unit, running, SLOTS[k], situation) for _ in range(2))
+    clauses = []
+    for cond, holds in zip(conditions, truths):
+        slot = SLOTS[cond.slot]  # type: ignore[union-attr]
+        then, otherwise = (_effect(rng, fam.unit, running, slot, situation) for _ in range(2))
         running = (then if holds else otherwise).apply(running, situation)
         if running < minimum:
             return None
-        clauses.append(Clause(cond, then, otherwise))
-    return PolicyRule(rule_id, fam.key, scope, tuple(clauses), base=base)
+        clauses.append(Clause(cond, then, otherwise))  # type: ignore[arg-type]
+    return PolicyRule(rule_id, fam.key, scope, tuple(clauses), base=base), situation
 
 
 # -------------------------------------------------------------- the KB
