@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import difflib
 import json
 import random
 import re
+from pathlib import Path
 
 import pytest
 
@@ -15,6 +17,7 @@ from ecom_bench.envs import get_env
 from ecom_bench.envs.base import new_world
 from ecom_bench.envs.policy.goal import PolicyGoal, ratio_reward
 from ecom_bench.envs.policy.policies import read_rule
+from ecom_bench.envs.policy.user import POLICY_MISSING_SIGNALS
 from ecom_bench.runner import make_episode, run_policy
 from ecom_bench.users import UserAct
 from ecom_bench.world.policy import FAMILIES, OUTCOMES, SLOTS, make_rule
@@ -269,11 +272,13 @@ def test_heuristic_asks_for_withheld_facts(context):
 
 
 # ------------------------------------------------------------------ user
-def test_user_confirms_a_proposed_answer_and_quits_at_the_last_turn(context):
+def test_user_cannot_check_a_proposed_answer_and_quits_at_the_last_turn(context):
+    """A proposed answer is not a state the customer checked (they don't know the rules): CONTINUE,
+    charged to the agent (was CONFIRM, excused)."""
     ep = episode(context, 0)
     goal: PolicyGoal = ep.problem.goal
     reply = ep.agent_message(f"According to the policy the answer is {goal.answer_text()}.")
-    assert reply.act is UserAct.CONFIRM and goal.answer_text() not in reply.text
+    assert reply.act is UserAct.CONTINUE and not reply.excused and goal.answer_text() not in reply.text
     reply = ep.agent_message("Let me check.")
     assert reply.act is UserAct.CONTINUE
     for _ in range(ep.difficulty.max_turns):
@@ -281,6 +286,19 @@ def test_user_confirms_a_proposed_answer_and_quits_at_the_last_turn(context):
         if reply is None or reply.ends_episode:
             break
     assert reply.act is UserAct.QUIT and ep.done
+
+
+def test_a_proposal_never_draws_a_confirm_whatever_its_value(context):
+    """Right and wrong proposals get the same kind of reply: feedback is no oracle for the answer."""
+    for i in range(20):
+        for right in (True, False):
+            ep = episode(context, 6, i)
+            goal: PolicyGoal = ep.problem.goal
+            for k in list(ep.problem.user.withheld()):  # nothing left to disclose
+                ep.problem.user._disclosure.reveal(k)
+            shown = goal.answer_text() if right else "$1,234.00"
+            reply = ep.agent_message(f"Under the policy you get {shown}. Does that work for you?")
+            assert reply.act is UserAct.CONTINUE and not reply.excused and not reply.revealed
 
 
 def test_same_seed_same_task_and_transcript(context):
@@ -303,3 +321,140 @@ def test_no_placeholder_leaks_and_noise_spares_the_values(context):
             for key, told in run.result.disclosure.items():
                 if told:
                     assert SLOTS[key].fmt(goal.situation[key]) in user_text, (key, user_text)
+
+
+# ------------------------------------------------- plain-English questions
+DEV_QUESTIONS = Path(__file__).parent / "data" / "questions_dev.json"
+#: Used when the dev file is absent (copied from it: tests/data/questions_dev.json, policy_facts/anything_else).
+FALLBACK_QUESTIONS = {
+    "policy_facts": ["Could you give me a few details about your order?", "Where do you live?",
+                     "Is the item electronics, clothing, or something else?", "Has the item been opened or used",
+                     "To check the policy, I need a bit more information about your situation. Can you help?"],
+    "anything_else": ["Anything else?", "Does that sound good?", "Let me know if there's anything else.",
+                      "Is that all for today"],
+}
+
+
+def dev_questions(*intents: str) -> list[str]:
+    data = json.loads(DEV_QUESTIONS.read_text()) if DEV_QUESTIONS.exists() else FALLBACK_QUESTIONS
+    return [q for intent in intents for q in data[intent]]
+
+
+def _withholding(context, d, n=40):
+    eps = [episode(context, d, i) for i in range(n)]
+    return [ep for ep in eps if ep.problem.user.withheld()]
+
+
+@pytest.mark.parametrize("d", [6, 12])
+def test_any_plain_request_discloses_withheld_facts(context, d):
+    """Every dev paraphrase (about the facts, or just "anything else?") draws withheld facts."""
+    indices = [i for i in range(12) if episode(context, d, i).problem.user.withheld()][:4]
+    assert indices
+    for question in dev_questions("policy_facts", "anything_else"):
+        for i in indices:
+            ep = episode(context, d, i)
+            before = ep.problem.user.withheld()
+            reply = ep.agent_message(question)
+            assert reply.act is UserAct.CLARIFY and reply.excused and reply.revealed, (question, reply)
+            goal: PolicyGoal = ep.problem.goal
+            for key in reply.revealed:
+                assert key in before and SLOTS[key].fmt(goal.situation[key]) in reply.text
+
+
+def test_a_general_question_discloses_every_withheld_fact_and_a_specific_one_narrows(context):
+    for ep in _withholding(context, 12, 30):
+        hidden = ep.problem.user.withheld()
+        if len(hidden) < 2:
+            continue
+        reply = ep.agent_message("Could you give me a few details about your order?")
+        assert set(reply.revealed) == set(hidden) and not ep.problem.user.withheld()
+        break
+    else:
+        pytest.fail("no episode withheld two facts")
+    for ep in _withholding(context, 12, 30):
+        hidden = ep.problem.user.withheld()
+        if len(hidden) < 2:
+            continue
+        key = hidden[0]
+        reply = ep.agent_message(f"What is the {SLOTS[key].label}?")
+        assert key in reply.revealed and set(reply.revealed) < set(hidden)
+        return
+    pytest.fail("no episode withheld two facts")
+
+
+def test_nothing_withheld_no_clarify_and_the_opening_signals_only_when_something_is(context):
+    for i in range(40):
+        ep = episode(context, 9, i)
+        user = ep.problem.user
+        tail = ep.opening[-max(map(len, POLICY_MISSING_SIGNALS)) - 5:]  # typos may touch the signal
+        signalled = any(difflib.SequenceMatcher(None, line, tail[-len(line) - 3:]).ratio() > 0.85
+                        for line in POLICY_MISSING_SIGNALS)
+        assert signalled == bool(user.withheld()), ep.opening
+        if not user.withheld():
+            reply = ep.agent_message("Is there anything else I should know?")
+            assert reply.act is UserAct.CONTINUE and not reply.excused
+
+
+# --------------------------------------------- guessing from the rule alone
+def _guesses(rule):
+    """Answers a reader of the rule text alone can give: a decision list's first or last clause or its
+    default; a numeric rule's bare base, every then-effect, every otherwise-effect (None: needs a fact)."""
+    if rule.kind == "choice":
+        return {"first": rule.clauses[0].outcome, "last": rule.clauses[-1].outcome, "default": rule.default}
+    out = {}
+    for mode in ("base", "then", "otherwise"):
+        value, ok = rule.base, rule.fam.base_slot is None
+        for c in rule.clauses if mode != "base" else ():
+            effect = c.then if mode == "then" else c.otherwise
+            ok = ok and effect.op != "per_unit"
+            value = effect.apply(value, {}) if ok else value
+        value = max(rule.fam.floor, value)
+        out[mode] = (round(value, 2) if rule.unit == "$" else float(round(value))) if ok else None
+    return out
+
+
+def test_a_guess_from_the_rule_alone_is_right_at_chance(context):
+    """A5: the decisive clause of a decision list is drawn, so guessing its position is right about
+    1 in B + 1; a numeric rule's bare base is never the answer, and 'every then / otherwise effect' is
+    right about as often as every condition holds or fails (2^-B), not more."""
+    for d in (3, 6, 9, 12):
+        hits: dict[str, int] = {}
+        n_cat, chance_cat, n_num, all_same = 0, 0.0, 0, 0
+        for i in range(200):
+            ep = episode(context, d, i)
+            goal: PolicyGoal = ep.problem.goal
+            rule = ep.problem.world.policy_kb.get(goal.rule_id)
+            for name, guess in _guesses(rule).items():
+                right = guess is not None and (guess == goal.answer if rule.kind == "choice"
+                                               else ratio_reward(guess, float(goal.answer)) >= 0.95)
+                hits[name] = hits.get(name, 0) + right
+            if rule.kind == "choice":
+                n_cat += 1
+                chance_cat += 1 / (len(rule.clauses) + 1)
+            else:
+                n_num += 1
+                truths = {c.condition.holds(goal.situation) for c in rule.clauses}
+                all_same += len(truths) == 1 and rule.fam.base_slot is None
+        assert hits["base"] == 0
+        for name in ("first", "last", "default"):
+            assert hits[name] <= chance_cat + 3 * (chance_cat ** 0.5) + 1, (d, name, hits, chance_cat)
+        assert hits["then"] + hits["otherwise"] <= 1.3 * all_same + 4, (d, hits, all_same)
+
+
+def test_the_decisive_clause_is_uniform_and_condition_text_does_not_tell_truth():
+    """Positions 0..B (B: the default) decide equally often; a condition listing all values but one
+    holds about half the time (it always held when conditions were drawn to fit the value)."""
+    positions = [0] * 4
+    wide = [0, 0]
+    for seed in range(800):
+        rng = random.Random(seed)
+        family = ("return_resolution", "shipping_service", "warranty_service")[seed % 3]
+        fam = FAMILIES[family]
+        rule, situation = make_rule(rng, family, SLOTS[fam.scope].choices[0], 3, "X-1")
+        positions[rule.decisive(situation)] += 1
+        for c in rule.clauses:
+            n = len(SLOTS[c.condition.slot].choices)
+            if c.condition.op == "in" and len(c.condition.values) == n - 1 and n > 2:
+                wide[c.condition.holds(situation)] += 1
+    assert all(150 <= p <= 250 for p in positions), positions
+    assert 0.3 <= wide[1] / sum(wide) <= 0.7, wide

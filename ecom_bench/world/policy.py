@@ -523,19 +523,26 @@ def _draw_rule(rng: random.Random, fam: Family, scope: str, keys: list[str],
                rule_id: str) -> tuple[PolicyRule, dict[str, Any]] | None:
     """Conditions first (blind), then which hold, then the customer's values that make them so."""
     used: set[tuple] = set()
-    conditions = [_condition(rng, SLOTS[k], used) for k in keys]
-    if any(c is None for c in conditions):
-        return None
+    conditions: list[Condition] = []
+    for k in keys:
+        cond = next((c for _ in range(10) if (c := _condition(rng, SLOTS[k], used)) is not None), None)
+        if cond is None:
+            return None
+        conditions.append(cond)
     truths = _truths(rng, fam, len(keys))
     situation: dict[str, Any] = {fam.scope: scope}
     for k in dict.fromkeys(([fam.base_slot] if fam.base_slot else []) + keys):
-        value = _value(rng, SLOTS[k], [(c, t) for c, t in zip(conditions, truths) if c.slot == k])  # type: ignore[union-attr]
+        # The first condition on a slot gets its drawn truth; a slot read twice (only when a
+        # numeric rule has more clauses than its family has slots) decides the later ones.
+        first = next(([(c, t)] for c, t in zip(conditions, truths) if c.slot == k), [])
+        value = _value(rng, SLOTS[k], first)
         if value is None:
             return None
         situation[k] = value
+    truths = [c.holds(situation) for c in conditions]
     if fam.kind == "choice":
         labels = rng.sample(fam.outcomes, len(keys) + 1)
-        clauses = tuple(Clause(c, outcome=o) for c, o in zip(conditions, labels))  # type: ignore[arg-type]
+        clauses = tuple(Clause(c, outcome=o) for c, o in zip(conditions, labels))
         return PolicyRule(rule_id, fam.key, scope, clauses, default=labels[-1]), situation
     if fam.base_slot:
         base = float(rng.randint(*fam.base_pct))
@@ -549,12 +556,12 @@ def _draw_rule(rng: random.Random, fam: Family, scope: str, keys: list[str],
     minimum = 1.0 if fam.unit == "$" else fam.floor + 1
     clauses = []
     for cond, holds in zip(conditions, truths):
-        slot = SLOTS[cond.slot]  # type: ignore[union-attr]
+        slot = SLOTS[cond.slot]
         then, otherwise = (_effect(rng, fam.unit, running, slot, situation) for _ in range(2))
         running = (then if holds else otherwise).apply(running, situation)
         if running < minimum:
             return None
-        clauses.append(Clause(cond, then, otherwise))  # type: ignore[arg-type]
+        clauses.append(Clause(cond, then, otherwise))
     return PolicyRule(rule_id, fam.key, scope, tuple(clauses), base=base), situation
 
 
