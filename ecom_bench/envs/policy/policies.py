@@ -2,11 +2,13 @@
 
 `PolicyOracle` reads the hidden goal, retrieves the target rule with policy_search (so
 its document was shown) and submits the goal's answer. `PolicyHeuristic` is an honest
-reader: it searches with the customer's words, picks the result whose scope and title
-match the customer's message, parses the rule's text (not the KB), reads the facts it
-needs from the customer's messages with exact keyword rules, asks once for the ones it
-cannot find, and computes the answer as the text says. It fails where a careful model
-should not: a typo in a key word hides a fact, a look-alike outranks the right rule.
+reader: it searches with the customer's situation and question, picks the result whose
+scope and title match the customer's message, parses the rule's text (not the KB), reads
+the facts it needs from the customer's messages with exact keyword rules, asks one plain
+question for those the rule needs and the customer has not stated (naming them as the
+document does: "What is your order subtotal and package weight?"), and computes the
+answer as the text says. It fails where a careful model should not: a typo in a key
+word hides a fact, a look-alike outranks the right rule.
 `PolicyRandom` searches once and answers a constant, a random amount or a random
 outcome named by a retrieved document.
 """
@@ -59,7 +61,7 @@ NUMBER_CUES = {"subtotal": "subtotal", "weight": "weighs", "items": "items", "da
                "days_since_purchase": "bought it", "item_price": "cost", "price_gap": "competitor",
                "item_age": "had it", "orders_year": "placed", "card_amount": "loading"}
 _LABELS = {s.label: s.key for s in SLOTS.values()}
-_FRAGMENT = re.compile(r"[!?;]|\.(?!\d)|,\s|\band\b")
+_FRAGMENT = re.compile(r"[!?;&]|\.(?!\d)|,\s|\band\b")
 _NUM = re.compile(r"\d+(?:\.\d+)?")
 _EFFECT = r"((?:[^,]|,(?=\d{3}))+)"  # no commas, but "$1,250.00"
 _CLAUSE_NUMERIC = re.compile(rf"^\d+\. If (.+), {_EFFECT}; otherwise {_EFFECT}\.$")
@@ -218,6 +220,13 @@ def _pick_doc(docs: list[dict[str, Any]], opening: str) -> dict[str, Any] | None
     return docs[max(range(len(docs)), key=score)] if docs else None
 
 
+def _search_query(opening: str) -> str:
+    """The customer's situation and question: what they say after their question ("just ask if
+    you need anything else") is about the conversation, not the policy, and only blurs the search."""
+    end = opening.rfind("?")
+    return (opening[: end + 1] if end >= 0 else opening)[:MAX_QUERY_CHARS]
+
+
 class PolicyHeuristic:
     name = "heuristic"
     reads_hidden_goal = False
@@ -230,7 +239,7 @@ class PolicyHeuristic:
         n = len(messages)
         searches = [r for c, r in tool_results(messages) if c.name == "policy_search" and not r.error]
         if not searches:
-            return AgentAction(tool_calls=(_call("policy_search", n, query=users[0][:MAX_QUERY_CHARS]),))
+            return AgentAction(tool_calls=(_call("policy_search", n, query=_search_query(users[0])),))
         docs = (searches[-1].json() or {}).get("results", [])
         doc = _pick_doc(docs, users[0])
         rule = read_rule(doc["text"]) if doc else None
