@@ -7,7 +7,10 @@ it applies to), a base, and B clauses over the customer's situation (the values 
 verifier calls it, no answer table exists) and `PolicyRule.document()` renders the same
 structure as the policy text the agent retrieves, so text and answer cannot disagree.
 
-Numeric rules start from a base and apply every clause in order; each clause has an
+Numeric rules start from an amount that scales with one of the customer's own amounts
+(a base plus a rate per unit: "$12.99 plus $0.80 per lb the package weighs", "23 days
+plus 0.13 days per dollar of the item price"; or a share: "15% of the item price"),
+then apply every clause in order; each clause has an
 effect on both branches ("if the package weighs at least 20 lb, add $8.00; otherwise
 add $2.00"), so every clause must be read and its condition evaluated. `make_rule`
 draws a rule *together with* a situation and keeps it only when flipping or skipping
@@ -20,9 +23,11 @@ and each of those decides the answer too (flip it and another outcome wins).
 No structural tells: conditions are drawn before the customer's values, and the values
 after them to make each condition hold or fail as drawn, so a condition's text does not
 say whether it holds; in a numeric rule each clause holds at even odds. A guess from
-the rule text alone is right at chance: 1 in B + 1 for a decision list, about 2^-B for
-a numeric rule with a constant base (and almost never when the base or an effect scales
-with one of the customer's amounts).
+the rule text alone is right at chance: 1 in B + 1 for a decision list; for a numeric
+rule, even a reader who guessed which clauses hold (1 in 2^B) still needs the customer's
+amount, which spreads the answer over far more than the success tolerance (about 0.6%):
+a rule with a constant base let "guess the clause combination" be right 2^-B of the time.
+Day and month answers round to whole units, halves up, as the document says.
 """
 
 from __future__ import annotations
@@ -77,11 +82,15 @@ class Slot:
         return self.statement.format(value=shown, a_value=f"{article} {shown}")
 
     def thresholds(self) -> list[float]:
-        """Round numbers inside the slot's range, as a policy would write them."""
+        """Round numbers strictly inside the slot's range, as a policy would write them.
+
+        Not the top of the range: "at least $400" on a $15-$400 subtotal holds only at exactly $400,
+        which pinned the customer's amount (and an answer scaling with it) to one value."""
         span = self.hi - self.lo
         step = 1.0 if span <= 15 else 5.0 if span <= 80 else 10.0 if span <= 200 else 25.0
         start = math.ceil(self.lo / step) * step
-        return [start + i * step for i in range(int((self.hi - start) // step) + 1) if start + i * step > self.lo]
+        steps = (start + i * step for i in range(int((self.hi - start) // step) + 1))
+        return [t for t in steps if self.lo < t < self.hi]
 
 
 def fmt_quantity(unit: str, x: float) -> str:
@@ -91,6 +100,11 @@ def fmt_quantity(unit: str, x: float) -> str:
     if unit == "lb":
         return f"{shown} lb"
     return f"{shown} {unit}{'' if shown == '1' else 's'}"
+
+
+def fmt_rate(unit: str, x: float) -> str:
+    """A per-unit rate as a policy writes it: "$0.45", "0.35 days", "0.05 months"."""
+    return f"${x:.2f}" if unit == "$" else f"{x:g} {unit}s"
 
 
 def _slots(*slots: Slot) -> dict[str, Slot]:
@@ -115,7 +129,7 @@ SLOTS: dict[str, Slot] = _slots(
     Slot("days_since_purchase", "days since purchase", "I bought it {value} ago",
          ("purchas", "bought", "buy", "when", "days ago"), unit="day", lo=1, hi=45, per="per day since purchase"),
     Slot("item_price", "item price", "the item cost {value}", ("price", "cost", "paid", "how much"),
-         unit="$", lo=10, hi=900, decimals=2),
+         unit="$", lo=10, hi=900, decimals=2, per="per dollar of the item price"),
     Slot("price_gap", "price difference", "the competitor sells it for {value} less",
          ("differen", "cheaper", "lower", "less", "gap"), unit="$", lo=3, hi=150, decimals=2),
     Slot("item_age", "item age", "I've had it for {value}", ("how long", "month", "age", "old", "had it"),
@@ -174,6 +188,8 @@ class Family:
     pool: tuple[str, ...]  # slots its clauses may read
     questions: tuple[str, ...]  # how the customer asks
     base: tuple[float, float] = (0.0, 0.0)  # constant base range (unit of the answer) ...
+    rate_slot: str | None = None  # ... plus a rate per unit of this amount of the customer's ...
+    rate: tuple[float, float, float] = (0.0, 0.0, 0.0)  # ... drawn from (lo, hi, step)
     base_slot: str | None = None  # ... or a percentage of this slot's value
     base_pct: tuple[int, int] = (100, 100)
     floor: float = 0.0
@@ -184,6 +200,11 @@ class Family:
         return "choice" if self.outcomes else "number"
 
     @property
+    def amount_slot(self) -> str | None:
+        """The customer's amount the start of a numeric rule scales with (None: categorical)."""
+        return self.base_slot or self.rate_slot
+
+    @property
     def max_clauses(self) -> int | None:
         """A decision list needs distinct outcomes for its clauses and its default."""
         return len(self.outcomes) - 1 if self.outcomes else None
@@ -191,17 +212,19 @@ class Family:
 
 FAMILIES: dict[str, Family] = {f.key: f for f in (
     Family("shipping_fee", "SHIP", "Shipping fees", "the shipping fee", "$", "region",
-           ("subtotal", "weight", "items", "tier", "size_class", "speed", "payment", "category", "channel"),
+           ("subtotal", "items", "tier", "size_class", "speed", "payment", "category", "channel"),
            ("Per your policy, how much will shipping cost me?", "What shipping fee will I pay under your policy?"),
-           base=(4, 25)),
+           base=(4, 15), rate_slot="weight", rate=(0.15, 0.95, 0.05)),
     Family("delivery_time", "DLVR", "Delivery times", "the delivery time", "day", "region",
-           ("weight", "speed", "size_class", "items", "tier", "subtotal", "category", "channel"),
+           ("speed", "size_class", "items", "tier", "subtotal", "category", "channel"),
            ("Per your shipping policy, how many days will it take to reach me?",
-            "Under your policy, how many days until my order gets here?"), base=(3, 12), floor=1),
+            "Under your policy, how many days until my order gets here?"), base=(2, 6), floor=1,
+           rate_slot="weight", rate=(0.4, 0.9, 0.05)),
     Family("return_window", "RWIN", "Return windows", "the return window", "day", "category",
-           ("tier", "condition", "channel", "item_price", "season", "payment", "reason", "item_state"),
+           ("tier", "condition", "channel", "season", "payment", "reason", "item_state"),
            ("What does your policy say: how many days do I have to return it?",
-            "Per your policy, how many days is my return window?"), base=(14, 90), floor=1),
+            "Per your policy, how many days is my return window?"), base=(14, 45), floor=1,
+           rate_slot="item_price", rate=(0.05, 0.15, 0.01)),
     Family("restocking_fee", "RSTK", "Restocking fees", "the restocking fee", "$", "category",
            ("condition", "days_since_delivery", "tier", "reason", "channel", "payment", "season"),
            ("Under your policy, how much is the restocking fee if I send it back?",
@@ -216,9 +239,10 @@ FAMILIES: dict[str, Family] = {f.key: f for f in (
            ("What price-match credit does your policy give me?",
             "Under your price-match policy, how much credit will I get?"), base_slot="price_gap"),
     Family("warranty", "WRTY", "Warranty coverage", "the warranty coverage", "month", "category",
-           ("tier", "item_price", "channel", "item_state", "registered", "season", "payment"),
+           ("tier", "channel", "item_state", "registered", "season", "payment"),
            ("Per your warranty policy, how many months of coverage do I get?",
-            "How many months of warranty does your policy give me?"), base=(6, 36)),
+            "How many months of warranty does your policy give me?"), base=(6, 18),
+           rate_slot="item_price", rate=(0.04, 0.09, 0.01)),
     Family("member_discount", "MDSC", "Member discounts", "the member discount", "$", "channel",
            ("tier", "subtotal", "items", "category", "payment", "orders_year", "season"),
            ("Per your discount policy, how much will I save on this order?",
@@ -320,6 +344,7 @@ class PolicyRule:
     clauses: tuple[Clause, ...]
     base: float = 0.0  # the constant base, or the percentage of the family's base slot
     default: str | None = None  # categorical: the outcome when no clause holds
+    rate: float = 0.0  # with a constant base: added per unit of the family's rate slot
 
     @property
     def fam(self) -> Family:
@@ -340,8 +365,25 @@ class PolicyRule:
 
     def slots(self) -> tuple[str, ...]:
         """The situation slots the answer reads (the scope aside), in reading order."""
-        keys = ([self.fam.base_slot] if self.fam.base_slot else []) + [c.condition.slot for c in self.clauses]
+        amount = self.fam.amount_slot
+        keys = ([amount] if amount else []) + [c.condition.slot for c in self.clauses]
         return tuple(dict.fromkeys(keys))
+
+    def start(self, situation: dict[str, Any]) -> float:
+        """The running amount before the clauses: base% of the base slot, or base + rate per unit."""
+        fam = self.fam
+        if fam.base_slot:
+            return self.base / 100 * float(situation[fam.base_slot])
+        if fam.rate_slot:
+            return self.base + self.rate * float(situation[fam.rate_slot])
+        return self.base
+
+    def _finish(self, value: float) -> float:
+        """The floor, then rounding: to the cent, or to a whole day/month with halves up (as the text says)."""
+        value = max(self.fam.floor, value)
+        if self.fam.unit == "$":
+            return round(value, 2)
+        return float(math.floor(round(value, 6) + 0.5))
 
     def compute(self, situation: dict[str, Any], *, skip: int | None = None, flip: int | None = None) -> float | str:
         """The rule's answer for a situation (`skip`/`flip` one clause: the dependency check)."""
@@ -350,25 +392,20 @@ class PolicyRule:
                 if i != skip and c.condition.holds(situation) != (i == flip):
                     return c.outcome  # type: ignore[return-value]
             return self.default  # type: ignore[return-value]
-        fam = self.fam
-        value = self.base / 100 * float(situation[fam.base_slot]) if fam.base_slot else self.base
+        value = self.start(situation)
         for i, c in enumerate(self.clauses):
             if i == skip:
                 continue
             effect = c.then if c.condition.holds(situation) != (i == flip) else c.otherwise
             value = effect.apply(value, situation)  # type: ignore[union-attr]
-        value = max(fam.floor, value)
-        return round(value, 2) if fam.unit == "$" else float(round(value))
+        return self._finish(value)
 
     def decisive(self, situation: dict[str, Any]) -> int:
         """Categorical: the index of the clause that decides (len(clauses): the default)."""
         return next((i for i, c in enumerate(self.clauses) if c.condition.holds(situation)), len(self.clauses))
 
     def _base_alone(self, situation: dict[str, Any]) -> float:
-        fam = self.fam
-        value = self.base / 100 * float(situation[fam.base_slot]) if fam.base_slot else self.base
-        value = max(fam.floor, value)
-        return round(value, 2) if fam.unit == "$" else float(round(value))
+        return self._finish(self.start(situation))
 
     def depends_on_every_clause(self, situation: dict[str, Any]) -> bool:
         """Would a reader who skipped or mis-evaluated a clause that matters get the answer wrong?
@@ -413,12 +450,15 @@ class PolicyRule:
             base = f"{self.base:g}% of the {SLOTS[fam.base_slot].label}"
         else:
             base = f"a base of {fmt_quantity(fam.unit, self.base)}"
+        if fam.rate_slot:
+            base += f" plus {fmt_rate(fam.unit, self.rate)} {SLOTS[fam.rate_slot].per}"
         lines += [f"Sets: {fam.sets}, {unit_words}.",
                   f"Start from {base}. Then apply every clause below, in order, to the running amount:"]
         lines += [f"{i}. If {c.condition.text()}, {c.then.text(fam.unit)}; otherwise "  # type: ignore[union-attr]
                   f"{c.otherwise.text(fam.unit)}." for i, c in enumerate(self.clauses, 1)]  # type: ignore[union-attr]
         end = (f"{fam.sets[0].upper()}{fam.sets[1:]} is never below {fmt_quantity(fam.unit, fam.floor)}")
-        end += "; round it to the nearest cent." if fam.unit == "$" else "."
+        end += ("; round it to the nearest cent." if fam.unit == "$"
+                else f"; round it to the nearest whole {fam.unit} (a half rounds up).")
         lines.append(end)
         return "\n".join(lines)
 
@@ -491,7 +531,7 @@ def _effect(rng: random.Random, unit: str, running: float, slot: Slot, situation
         n = max(1, round(frac * running))
         return Effect(rng.choice(("add", "subtract")), float(n))
     ops: list[EffectOp] = ["add", "subtract", "percent_off", "percent_more"]
-    if slot.per and float(situation[slot.key]) >= 1:
+    if slot.per and slot.unit != "$" and float(situation[slot.key]) >= 1:  # "per dollar": starts only
         ops.append("per_unit")
     op = rng.choice(ops)
     if op in ("percent_off", "percent_more"):
@@ -531,7 +571,7 @@ def _draw_rule(rng: random.Random, fam: Family, scope: str, keys: list[str],
         conditions.append(cond)
     truths = _truths(rng, fam, len(keys))
     situation: dict[str, Any] = {fam.scope: scope}
-    for k in dict.fromkeys(([fam.base_slot] if fam.base_slot else []) + keys):
+    for k in dict.fromkeys(([fam.amount_slot] if fam.amount_slot else []) + keys):
         # The first condition on a slot gets its drawn truth; a slot read twice (only when a
         # numeric rule has more clauses than its family has slots) decides the later ones.
         first = next(([(c, t)] for c, t in zip(conditions, truths) if c.slot == k), [])
@@ -544,15 +584,17 @@ def _draw_rule(rng: random.Random, fam: Family, scope: str, keys: list[str],
         labels = rng.sample(fam.outcomes, len(keys) + 1)
         clauses = tuple(Clause(c, outcome=o) for c, o in zip(conditions, labels))
         return PolicyRule(rule_id, fam.key, scope, clauses, default=labels[-1]), situation
+    rate = 0.0
     if fam.base_slot:
         base = float(rng.randint(*fam.base_pct))
-        running = base / 100 * float(situation[fam.base_slot])
     elif fam.unit == "$":
         base = rng.randint(int(fam.base[0]), int(fam.base[1])) + 0.99
-        running = base
     else:
         base = float(rng.randint(int(fam.base[0]), int(fam.base[1])))
-        running = base
+    if fam.rate_slot:
+        lo, hi, step = fam.rate
+        rate = round(lo + step * rng.randint(0, round((hi - lo) / step)), 4)
+    running = PolicyRule(rule_id, fam.key, scope, (), base=base, rate=rate).start(situation)
     minimum = 1.0 if fam.unit == "$" else fam.floor + 1
     clauses = []
     for cond, holds in zip(conditions, truths):
@@ -562,7 +604,7 @@ def _draw_rule(rng: random.Random, fam: Family, scope: str, keys: list[str],
         if running < minimum:
             return None
         clauses.append(Clause(cond, then, otherwise))
-    return PolicyRule(rule_id, fam.key, scope, tuple(clauses), base=base), situation
+    return PolicyRule(rule_id, fam.key, scope, tuple(clauses), base=base, rate=rate), situation
 
 
 # -------------------------------------------------------------- the KB

@@ -3,7 +3,8 @@
 `PolicyOracle` reads the hidden goal, retrieves the target rule with policy_search (so
 its document was shown) and submits the goal's answer. `PolicyHeuristic` is an honest
 reader: it searches with the customer's situation and question, picks the result whose
-scope and title match the customer's message, parses the rule's text (not the KB), reads
+scope and title match the customer's message, parses the rule's text (not the KB: the start amount, with its rate per unit of the
+customer's amount, every clause, the floor and rounding), reads
 the facts it needs from the customer's messages with exact keyword rules, asks one plain
 question for those the rule needs and the customer has not stated (naming them as the
 document does: "What is your order subtotal and package weight?"), and computes the
@@ -15,6 +16,7 @@ outcome named by a retrieved document.
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -67,7 +69,8 @@ _EFFECT = r"((?:[^,]|,(?=\d{3}))+)"  # no commas, but "$1,250.00"
 _CLAUSE_NUMERIC = re.compile(rf"^\d+\. If (.+), {_EFFECT}; otherwise {_EFFECT}\.$")
 _CLAUSE_CHOICE = re.compile(r"^\d+\. If (.+), the .+? is (.+)\.$")
 _DEFAULT = re.compile(r"^If none of them holds, the .+? is (.+)\.$")
-_BASE = re.compile(r"^Start from (?:a base of )?\$?([\d,.]+)(%| days?| months?)?(?: of the (.+?))?\.")
+_BASE = re.compile(r"^Start from (?:a base of )?\$?([\d,.]+)(%| days?| months?)?(?: of the (.+?))?"
+                   r"(?: plus \$?([\d.]+)(?: days| months)? (per .+?))?\. Then")
 _FLOOR = re.compile(r"is never below \$?([\d,.]+)")
 
 
@@ -95,13 +98,15 @@ class _ReadRule:
     choice: bool
     base: float = 0.0
     base_slot: str | None = None
+    rate: float = 0.0
+    rate_slot: str | None = None
     money: bool = True
     floor: float = 0.0
     clauses: list[tuple[_Cond, Any, Any]] = field(default_factory=list)  # (cond, then, otherwise|outcome)
     default: str | None = None
 
     def slots(self) -> list[str]:
-        keys = ([self.base_slot] if self.base_slot else []) + [c.slot for c, _, _ in self.clauses]
+        keys = [k for k in (self.base_slot, self.rate_slot) if k] + [c.slot for c, _, _ in self.clauses]
         return list(dict.fromkeys(keys))
 
     def evaluate(self, facts: dict[str, Any]) -> str:
@@ -111,6 +116,8 @@ class _ReadRule:
                     return outcome
             return self.default or ""
         value = self.base / 100 * float(facts[self.base_slot]) if self.base_slot else self.base
+        if self.rate_slot:
+            value += self.rate * float(facts[self.rate_slot])
         for cond, then, otherwise in self.clauses:
             op, amount, per = then if cond.holds(facts[cond.slot]) else otherwise
             if op == "add":
@@ -122,7 +129,7 @@ class _ReadRule:
             elif op == "more":
                 value *= 1 + amount / 100
         value = max(self.floor, value)
-        return _fmt_number(round(value, 2) if self.money else float(round(value)))
+        return _fmt_number(round(value, 2) if self.money else float(math.floor(round(value, 6) + 0.5)))
 
 
 def _money(text: str) -> float:
@@ -158,6 +165,9 @@ def read_rule(doc: str) -> _ReadRule | None:
         if m := _BASE.match(ln):
             rule.base = _money(m.group(1))
             rule.base_slot = _LABELS.get(m.group(3) or "")
+            if m.group(4):
+                rule.rate = float(m.group(4))
+                rule.rate_slot = next((s.key for s in SLOTS.values() if s.per and s.per == m.group(5)), None)
         elif m := _FLOOR.search(ln):
             rule.floor = _money(m.group(1))
             rule.money = "$" in ln
