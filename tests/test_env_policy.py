@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import difflib
 import json
 import random
 import re
+from pathlib import Path
 
 import pytest
 
@@ -15,9 +17,10 @@ from ecom_bench.envs import get_env
 from ecom_bench.envs.base import new_world
 from ecom_bench.envs.policy.goal import PolicyGoal, ratio_reward
 from ecom_bench.envs.policy.policies import read_rule
+from ecom_bench.envs.policy.user import POLICY_MISSING_SIGNALS
 from ecom_bench.runner import make_episode, run_policy
 from ecom_bench.users import UserAct
-from ecom_bench.world.policy import FAMILIES, OUTCOMES, SLOTS, make_rule
+from ecom_bench.world.policy import FAMILIES, OUTCOMES, SLOTS, _value, make_rule
 from ecom_bench.world.tools.policy import parse_policy_answer
 
 
@@ -84,7 +87,10 @@ def test_every_family_draws_rules_whose_answer_needs_every_clause():
             rng = random.Random(n)
             rule, situation = make_rule(rng, family, SLOTS[fam.scope].choices[0], n, "X-1")
             assert len(rule.clauses) == n and rule.depends_on_every_clause(situation)
-            for i in range(n):  # a reader who mis-evaluates any one clause gets it wrong
+            # A reader who mis-evaluates any clause that matters gets it wrong: every clause of a
+            # numeric rule, the clauses up to the decisive one of a decision list.
+            matter = n if rule.kind == "number" else min(n, rule.decisive(situation) + 1)
+            for i in range(matter):
                 assert rule.compute(situation, flip=i) != rule.compute(situation)
 
 
@@ -266,11 +272,13 @@ def test_heuristic_asks_for_withheld_facts(context):
 
 
 # ------------------------------------------------------------------ user
-def test_user_confirms_a_proposed_answer_and_quits_at_the_last_turn(context):
+def test_user_cannot_check_a_proposed_answer_and_quits_at_the_last_turn(context):
+    """A proposed answer is not a state the customer checked (they don't know the rules): CONTINUE,
+    charged to the agent (was CONFIRM, excused)."""
     ep = episode(context, 0)
     goal: PolicyGoal = ep.problem.goal
     reply = ep.agent_message(f"According to the policy the answer is {goal.answer_text()}.")
-    assert reply.act is UserAct.CONFIRM and goal.answer_text() not in reply.text
+    assert reply.act is UserAct.CONTINUE and not reply.excused and goal.answer_text() not in reply.text
     reply = ep.agent_message("Let me check.")
     assert reply.act is UserAct.CONTINUE
     for _ in range(ep.difficulty.max_turns):
@@ -278,6 +286,19 @@ def test_user_confirms_a_proposed_answer_and_quits_at_the_last_turn(context):
         if reply is None or reply.ends_episode:
             break
     assert reply.act is UserAct.QUIT and ep.done
+
+
+def test_a_proposal_never_draws_a_confirm_whatever_its_value(context):
+    """Right and wrong proposals get the same kind of reply: feedback is no oracle for the answer."""
+    for i in range(20):
+        for right in (True, False):
+            ep = episode(context, 6, i)
+            goal: PolicyGoal = ep.problem.goal
+            for k in list(ep.problem.user.withheld()):  # nothing left to disclose
+                ep.problem.user._disclosure.reveal(k)
+            shown = goal.answer_text() if right else "$1,234.00"
+            reply = ep.agent_message(f"Under the policy you get {shown}. Does that work for you?")
+            assert reply.act is UserAct.CONTINUE and not reply.excused and not reply.revealed
 
 
 def test_same_seed_same_task_and_transcript(context):
@@ -300,3 +321,237 @@ def test_no_placeholder_leaks_and_noise_spares_the_values(context):
             for key, told in run.result.disclosure.items():
                 if told:
                     assert SLOTS[key].fmt(goal.situation[key]) in user_text, (key, user_text)
+
+
+# ------------------------------------------------- plain-English questions
+DEV_QUESTIONS = Path(__file__).parent / "data" / "questions_dev.json"
+#: Used when the dev file is absent (copied from it: tests/data/questions_dev.json, policy_facts/anything_else).
+FALLBACK_QUESTIONS = {
+    "policy_facts": ["Could you give me a few details about your order?", "Where do you live?",
+                     "Is the item electronics, clothing, or something else?", "Has the item been opened or used",
+                     "To check the policy, I need a bit more information about your situation. Can you help?"],
+    "anything_else": ["Anything else?", "Does that sound good?", "Let me know if there's anything else.",
+                      "Is that all for today"],
+}
+
+
+def dev_questions(*intents: str) -> list[str]:
+    data = json.loads(DEV_QUESTIONS.read_text()) if DEV_QUESTIONS.exists() else FALLBACK_QUESTIONS
+    return [q for intent in intents for q in data[intent]]
+
+
+def _withholding(context, d, n=40):
+    eps = [episode(context, d, i) for i in range(n)]
+    return [ep for ep in eps if ep.problem.user.withheld()]
+
+
+@pytest.mark.parametrize("d", [6, 12])
+def test_any_plain_request_discloses_withheld_facts(context, d):
+    """Every dev paraphrase (about the facts, or just "anything else?") draws withheld facts."""
+    indices = [i for i in range(12) if episode(context, d, i).problem.user.withheld()][:4]
+    assert indices
+    for question in dev_questions("policy_facts", "anything_else"):
+        for i in indices:
+            ep = episode(context, d, i)
+            before = ep.problem.user.withheld()
+            reply = ep.agent_message(question)
+            assert reply.act is UserAct.CLARIFY and reply.excused and reply.revealed, (question, reply)
+            goal: PolicyGoal = ep.problem.goal
+            for key in reply.revealed:
+                assert key in before and SLOTS[key].fmt(goal.situation[key]) in reply.text
+
+
+def test_a_general_question_discloses_every_withheld_fact_and_a_specific_one_narrows(context):
+    for ep in _withholding(context, 12, 30):
+        hidden = ep.problem.user.withheld()
+        if len(hidden) < 2:
+            continue
+        reply = ep.agent_message("Could you give me a few details about your order?")
+        assert set(reply.revealed) == set(hidden) and not ep.problem.user.withheld()
+        break
+    else:
+        pytest.fail("no episode withheld two facts")
+    for ep in _withholding(context, 12, 30):
+        hidden = ep.problem.user.withheld()
+        if len(hidden) < 2:
+            continue
+        key = hidden[0]
+        reply = ep.agent_message(f"What is the {SLOTS[key].label}?")
+        assert key in reply.revealed and set(reply.revealed) < set(hidden)
+        return
+    pytest.fail("no episode withheld two facts")
+
+
+def test_nothing_withheld_no_clarify_and_the_opening_signals_only_when_something_is(context):
+    for i in range(40):
+        ep = episode(context, 9, i)
+        user = ep.problem.user
+        tail = ep.opening[-max(map(len, POLICY_MISSING_SIGNALS)) - 5:]  # typos may touch the signal
+        signalled = any(difflib.SequenceMatcher(None, line, tail[-len(line) - 3:]).ratio() > 0.85
+                        for line in POLICY_MISSING_SIGNALS)
+        assert signalled == bool(user.withheld()), ep.opening
+        if not user.withheld():
+            reply = ep.agent_message("Is there anything else I should know?")
+            assert reply.act is UserAct.CONTINUE and not reply.excused
+
+
+# --------------------------------------------- guessing from the rule alone
+#: A numeric answer succeeds when min/max >= RATIO (2·RATIO^4 − 1 = 0.95).
+RATIO = 0.975 ** 0.25
+
+
+def prior_situations(rule, rng, per_mask):
+    """Situations a reader of the rule text alone must consider, drawn as the generator draws them: each
+    clause holds at even odds (so every one of the 2^B combinations equally often: `per_mask` each),
+    each value uniform given that. Returns (combination, situation) pairs."""
+    out = []
+    n = len(rule.clauses)
+    for mask in range(2 ** n):
+        truths = [bool(mask >> i & 1) for i in range(n)]
+        for _ in range(per_mask):
+            situation = {rule.fam.scope: rule.scope}
+            for key in rule.slots():
+                first = next(([(c.condition, h)] for c, h in zip(rule.clauses, truths) if c.condition.slot == key),
+                             [])
+                value = _value(rng, SLOTS[key], first)
+                if value is None:
+                    break
+                situation[key] = value
+            else:
+                out.append((mask, situation))
+    return out
+
+
+def best_single_guess(answers):
+    """The amount within the success tolerance of most of `answers` (their mode, tolerance-wide)."""
+    xs = sorted(float(a) for a in answers if float(a) > 0)
+    best, guess, right = 0, None, 0
+    for left, x in enumerate(xs):
+        right = max(right, left)
+        while right < len(xs) and xs[right] * RATIO * RATIO <= x * (1 + 1e-9):
+            right += 1
+        if right - left > best:
+            best, guess = right - left, x / RATIO
+    return guess
+
+
+def _midpoint(key):
+    slot = SLOTS[key]
+    return slot.choices[0] if slot.is_choice else round((slot.lo + slot.hi) / 2, slot.decimals)
+
+
+def rule_guesses(rule, rng, samples=256, min_per_mask=8):
+    """Every answer a reader of the rule alone (no fact of the customer's) can give.
+
+    Categorical: the first or the last clause's outcome, the default. Numeric: 'bayes', the best single
+    guess over the generator's prior; 'mask<c>', the best single guess when the clauses hold as the
+    bits of c say (one strategy per combination of the 2^B); 'base', the start amount alone with each
+    amount at the middle of its range.
+    """
+    if rule.kind == "choice":
+        return {"first": rule.clauses[0].outcome, "last": rule.clauses[-1].outcome, "default": rule.default}
+    per_mask = max(min_per_mask, samples // 2 ** len(rule.clauses))
+    drawn = prior_situations(rule, rng, per_mask)
+    answers = [(mask, rule.compute(s)) for mask, s in drawn]
+    out = {"bayes": best_single_guess(a for _, a in answers)}
+    for mask in range(2 ** len(rule.clauses)):
+        out[f"mask{mask}"] = best_single_guess(a for m, a in answers if m == mask)
+    out["base"] = rule._base_alone({key: _midpoint(key) for key in rule.slots()})
+    return out
+
+
+def guess_hits(context, d, n, **kw):
+    """For each strategy, in how many of episodes 0..n-1 at d its guess succeeds; and the kinds seen."""
+    hits, kinds = {}, {}
+    for i in range(n):
+        ep = episode(context, d, i)
+        goal: PolicyGoal = ep.problem.goal
+        rule = ep.problem.world.policy_kb.get(goal.rule_id)
+        kinds[goal.kind] = kinds.get(goal.kind, 0) + 1
+        for name, guess in rule_guesses(rule, random.Random(i), **kw).items():
+            right = guess is not None and (guess == goal.answer if goal.kind == "choice"
+                                           else ratio_reward(float(guess), float(goal.answer)) >= 0.95)
+            hits[name] = hits.get(name, 0) + right
+    return hits, kinds
+
+
+def wilson_upper(k, n, z=1.96):
+    p = k / n
+    return (p + z * z / (2 * n) + z * ((p * (1 - p) + z * z / (4 * n)) / n) ** 0.5) / (1 + z * z / n)
+
+
+def _assert_guesses_at_chance(context, n, **kw):
+    """No strategy that ignores the customer's facts succeeds in more than 5% of all policy episodes
+    (95% upper bound <= 8%). Each guess is counted over all episodes (it scores nothing on the other
+    kind), and so are the strategies that answer a numeric rule with the best guess over the prior
+    ('bayes') or the bare start ('base') and a decision list with its first or last clause or default.
+    (Pairing the luckiest of the 2^B combination guesses with the luckiest categorical guess after the
+    fact is a selection among up to 96 strategies, not one strategy: its expected rate is the sum of
+    two ~1.5% rates.)"""
+    for d in (3, 6, 9, 12):
+        hits, kinds = guess_hits(context, d, n, **kw)
+        categorical = ("first", "last", "default")
+        rates = dict(hits)
+        rates.update({f"{a} + {c}": hits[a] + hits.get(c, 0) for a in ("bayes", "base") for c in categorical})
+        for name, k in rates.items():
+            assert k / n <= 0.05 and wilson_upper(k, n) <= 0.08, (d, name, k, n, kinds)
+
+
+def test_a_guess_from_the_rule_alone_is_right_at_chance(context):
+    """A5 and the fixed-base leak: a categorical rule's decisive clause is drawn uniformly (a guess of
+    its position is right 1 in B + 1), and every numeric answer scales with one of the customer's
+    amounts (a rate per lb, a share of the item price...), so no guess of the clause combination,
+    however lucky, lands within the success tolerance without that amount."""
+    _assert_guesses_at_chance(context, 400, samples=128, min_per_mask=6)
+
+
+@pytest.mark.slow
+def test_a_guess_from_the_rule_alone_is_right_at_chance_long(context):
+    _assert_guesses_at_chance(context, 1000, samples=1024, min_per_mask=40)
+
+
+def test_every_numeric_answer_moves_with_the_customers_amount():
+    """Numeric families: the start scales with an amount the customer states (and can be asked for);
+    a change of that amount alone moves the answer (out of the success tolerance when it is large)."""
+    for k, family in enumerate(f for f in FAMILIES if FAMILIES[f].kind == "number"):
+        fam = FAMILIES[family]
+        key = fam.amount_slot
+        assert key is not None, family
+        slot = SLOTS[key]
+        named = slot.label if fam.base_slot else slot.per
+        for n in (1, 3, 5):
+            rng = random.Random(10 * k + n)
+            rule, situation = make_rule(rng, family, rng.choice(SLOTS[fam.scope].choices), n, "X-1")
+            assert key in rule.slots() and named in rule.document().splitlines()[3]
+            answer = float(rule.compute(situation))
+            # The clauses are held as they are (each condition keeps its truth): only the amount moves.
+            ends = [float(rule.compute({**situation, key: v})) for v in (slot.lo, slot.hi)]
+            assert ends[0] != ends[1], (family, rule.document(), situation)
+            assert any(ratio_reward(e, answer) < 0.95 for e in ends), (family, rule.document(), situation)
+
+
+def test_day_and_month_answers_round_halves_up_as_the_document_says():
+    for family in ("delivery_time", "return_window", "warranty"):
+        rule, situation = make_rule(random.Random(1), family, SLOTS[FAMILIES[family].scope].choices[0], 1, "X-1")
+        assert "(a half rounds up)" in rule.document()
+        start = rule.start(situation)
+        assert rule._finish(10.5) == 11.0 and rule._finish(10.49) == 10.0 and rule._finish(start) >= 1
+
+
+def test_the_decisive_clause_is_uniform_and_condition_text_does_not_tell_truth():
+    """Positions 0..B (B: the default) decide equally often; a condition listing all values but one
+    holds about half the time (it always held when conditions were drawn to fit the value)."""
+    positions = [0] * 4
+    wide = [0, 0]
+    for seed in range(800):
+        rng = random.Random(seed)
+        family = ("return_resolution", "shipping_service", "warranty_service")[seed % 3]
+        fam = FAMILIES[family]
+        rule, situation = make_rule(rng, family, SLOTS[fam.scope].choices[0], 3, "X-1")
+        positions[rule.decisive(situation)] += 1
+        for c in rule.clauses:
+            n = len(SLOTS[c.condition.slot].choices)
+            if c.condition.op == "in" and len(c.condition.values) == n - 1 and n > 2:
+                wide[c.condition.holds(situation)] += 1
+    assert all(150 <= p <= 250 for p in positions), positions
+    assert 0.3 <= wide[1] / sum(wide) <= 0.7, wide

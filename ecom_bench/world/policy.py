@@ -7,15 +7,27 @@ it applies to), a base, and B clauses over the customer's situation (the values 
 verifier calls it, no answer table exists) and `PolicyRule.document()` renders the same
 structure as the policy text the agent retrieves, so text and answer cannot disagree.
 
-Numeric rules start from a base and apply every clause in order; each clause has an
+Numeric rules start from an amount that scales with one of the customer's own amounts
+(a base plus a rate per unit: "$12.99 plus $0.80 per lb the package weighs", "23 days
+plus 0.13 days per dollar of the item price"; or a share: "15% of the item price"),
+then apply every clause in order; each clause has an
 effect on both branches ("if the package weighs at least 20 lb, add $8.00; otherwise
 add $2.00"), so every clause must be read and its condition evaluated. `make_rule`
 draws a rule *together with* a situation and keeps it only when flipping or skipping
-any single clause moves the answer by at least `MIN_CLAUSE_EFFECT` (far outside the
-success tolerance), which is what makes B_branch a real axis. Categorical rules are
-decision lists (the first clause whose condition holds decides); their situation fails
-every clause but the last, which holds or not at random, so again each clause decides
-the answer.
+any single clause (or all of them) moves the answer by at least `MIN_CLAUSE_EFFECT`
+(far outside the success tolerance), which is what makes B_branch a real axis.
+Categorical rules are decision lists (the first clause whose condition holds decides);
+which clause decides, or the default, is drawn uniformly, the clauses before it fail
+and each of those decides the answer too (flip it and another outcome wins).
+
+No structural tells: conditions are drawn before the customer's values, and the values
+after them to make each condition hold or fail as drawn, so a condition's text does not
+say whether it holds; in a numeric rule each clause holds at even odds. A guess from
+the rule text alone is right at chance: 1 in B + 1 for a decision list; for a numeric
+rule, even a reader who guessed which clauses hold (1 in 2^B) still needs the customer's
+amount, which spreads the answer over far more than the success tolerance (about 0.6%):
+a rule with a constant base let "guess the clause combination" be right 2^-B of the time.
+Day and month answers round to whole units, halves up, as the document says.
 """
 
 from __future__ import annotations
@@ -70,11 +82,15 @@ class Slot:
         return self.statement.format(value=shown, a_value=f"{article} {shown}")
 
     def thresholds(self) -> list[float]:
-        """Round numbers inside the slot's range, as a policy would write them."""
+        """Round numbers strictly inside the slot's range, as a policy would write them.
+
+        Not the top of the range: "at least $400" on a $15-$400 subtotal holds only at exactly $400,
+        which pinned the customer's amount (and an answer scaling with it) to one value."""
         span = self.hi - self.lo
         step = 1.0 if span <= 15 else 5.0 if span <= 80 else 10.0 if span <= 200 else 25.0
         start = math.ceil(self.lo / step) * step
-        return [start + i * step for i in range(int((self.hi - start) // step) + 1) if start + i * step > self.lo]
+        steps = (start + i * step for i in range(int((self.hi - start) // step) + 1))
+        return [t for t in steps if self.lo < t < self.hi]
 
 
 def fmt_quantity(unit: str, x: float) -> str:
@@ -84,6 +100,11 @@ def fmt_quantity(unit: str, x: float) -> str:
     if unit == "lb":
         return f"{shown} lb"
     return f"{shown} {unit}{'' if shown == '1' else 's'}"
+
+
+def fmt_rate(unit: str, x: float) -> str:
+    """A per-unit rate as a policy writes it: "$0.45", "0.35 days", "0.05 months"."""
+    return f"${x:.2f}" if unit == "$" else f"{x:g} {unit}s"
 
 
 def _slots(*slots: Slot) -> dict[str, Slot]:
@@ -108,7 +129,7 @@ SLOTS: dict[str, Slot] = _slots(
     Slot("days_since_purchase", "days since purchase", "I bought it {value} ago",
          ("purchas", "bought", "buy", "when", "days ago"), unit="day", lo=1, hi=45, per="per day since purchase"),
     Slot("item_price", "item price", "the item cost {value}", ("price", "cost", "paid", "how much"),
-         unit="$", lo=10, hi=900, decimals=2),
+         unit="$", lo=10, hi=900, decimals=2, per="per dollar of the item price"),
     Slot("price_gap", "price difference", "the competitor sells it for {value} less",
          ("differen", "cheaper", "lower", "less", "gap"), unit="$", lo=3, hi=150, decimals=2),
     Slot("item_age", "item age", "I've had it for {value}", ("how long", "month", "age", "old", "had it"),
@@ -167,6 +188,8 @@ class Family:
     pool: tuple[str, ...]  # slots its clauses may read
     questions: tuple[str, ...]  # how the customer asks
     base: tuple[float, float] = (0.0, 0.0)  # constant base range (unit of the answer) ...
+    rate_slot: str | None = None  # ... plus a rate per unit of this amount of the customer's ...
+    rate: tuple[float, float, float] = (0.0, 0.0, 0.0)  # ... drawn from (lo, hi, step)
     base_slot: str | None = None  # ... or a percentage of this slot's value
     base_pct: tuple[int, int] = (100, 100)
     floor: float = 0.0
@@ -177,6 +200,11 @@ class Family:
         return "choice" if self.outcomes else "number"
 
     @property
+    def amount_slot(self) -> str | None:
+        """The customer's amount the start of a numeric rule scales with (None: categorical)."""
+        return self.base_slot or self.rate_slot
+
+    @property
     def max_clauses(self) -> int | None:
         """A decision list needs distinct outcomes for its clauses and its default."""
         return len(self.outcomes) - 1 if self.outcomes else None
@@ -184,17 +212,19 @@ class Family:
 
 FAMILIES: dict[str, Family] = {f.key: f for f in (
     Family("shipping_fee", "SHIP", "Shipping fees", "the shipping fee", "$", "region",
-           ("subtotal", "weight", "items", "tier", "size_class", "speed", "payment", "category", "channel"),
+           ("subtotal", "items", "tier", "size_class", "speed", "payment", "category", "channel"),
            ("Per your policy, how much will shipping cost me?", "What shipping fee will I pay under your policy?"),
-           base=(4, 25)),
+           base=(4, 15), rate_slot="weight", rate=(0.15, 0.95, 0.05)),
     Family("delivery_time", "DLVR", "Delivery times", "the delivery time", "day", "region",
-           ("weight", "speed", "size_class", "items", "tier", "subtotal", "category", "channel"),
+           ("speed", "size_class", "items", "tier", "subtotal", "category", "channel"),
            ("Per your shipping policy, how many days will it take to reach me?",
-            "Under your policy, how many days until my order gets here?"), base=(3, 12), floor=1),
+            "Under your policy, how many days until my order gets here?"), base=(2, 6), floor=1,
+           rate_slot="weight", rate=(0.4, 0.9, 0.05)),
     Family("return_window", "RWIN", "Return windows", "the return window", "day", "category",
-           ("tier", "condition", "channel", "item_price", "season", "payment", "reason", "item_state"),
+           ("tier", "condition", "channel", "season", "payment", "reason", "item_state"),
            ("What does your policy say: how many days do I have to return it?",
-            "Per your policy, how many days is my return window?"), base=(14, 90), floor=1),
+            "Per your policy, how many days is my return window?"), base=(14, 45), floor=1,
+           rate_slot="item_price", rate=(0.05, 0.15, 0.01)),
     Family("restocking_fee", "RSTK", "Restocking fees", "the restocking fee", "$", "category",
            ("condition", "days_since_delivery", "tier", "reason", "channel", "payment", "season"),
            ("Under your policy, how much is the restocking fee if I send it back?",
@@ -209,9 +239,10 @@ FAMILIES: dict[str, Family] = {f.key: f for f in (
            ("What price-match credit does your policy give me?",
             "Under your price-match policy, how much credit will I get?"), base_slot="price_gap"),
     Family("warranty", "WRTY", "Warranty coverage", "the warranty coverage", "month", "category",
-           ("tier", "item_price", "channel", "item_state", "registered", "season", "payment"),
+           ("tier", "channel", "item_state", "registered", "season", "payment"),
            ("Per your warranty policy, how many months of coverage do I get?",
-            "How many months of warranty does your policy give me?"), base=(6, 36)),
+            "How many months of warranty does your policy give me?"), base=(6, 18),
+           rate_slot="item_price", rate=(0.04, 0.09, 0.01)),
     Family("member_discount", "MDSC", "Member discounts", "the member discount", "$", "channel",
            ("tier", "subtotal", "items", "category", "payment", "orders_year", "season"),
            ("Per your discount policy, how much will I save on this order?",
@@ -313,6 +344,7 @@ class PolicyRule:
     clauses: tuple[Clause, ...]
     base: float = 0.0  # the constant base, or the percentage of the family's base slot
     default: str | None = None  # categorical: the outcome when no clause holds
+    rate: float = 0.0  # with a constant base: added per unit of the family's rate slot
 
     @property
     def fam(self) -> Family:
@@ -333,8 +365,25 @@ class PolicyRule:
 
     def slots(self) -> tuple[str, ...]:
         """The situation slots the answer reads (the scope aside), in reading order."""
-        keys = ([self.fam.base_slot] if self.fam.base_slot else []) + [c.condition.slot for c in self.clauses]
+        amount = self.fam.amount_slot
+        keys = ([amount] if amount else []) + [c.condition.slot for c in self.clauses]
         return tuple(dict.fromkeys(keys))
+
+    def start(self, situation: dict[str, Any]) -> float:
+        """The running amount before the clauses: base% of the base slot, or base + rate per unit."""
+        fam = self.fam
+        if fam.base_slot:
+            return self.base / 100 * float(situation[fam.base_slot])
+        if fam.rate_slot:
+            return self.base + self.rate * float(situation[fam.rate_slot])
+        return self.base
+
+    def _finish(self, value: float) -> float:
+        """The floor, then rounding: to the cent, or to a whole day/month with halves up (as the text says)."""
+        value = max(self.fam.floor, value)
+        if self.fam.unit == "$":
+            return round(value, 2)
+        return float(math.floor(round(value, 6) + 0.5))
 
     def compute(self, situation: dict[str, Any], *, skip: int | None = None, flip: int | None = None) -> float | str:
         """The rule's answer for a situation (`skip`/`flip` one clause: the dependency check)."""
@@ -343,29 +392,42 @@ class PolicyRule:
                 if i != skip and c.condition.holds(situation) != (i == flip):
                     return c.outcome  # type: ignore[return-value]
             return self.default  # type: ignore[return-value]
-        fam = self.fam
-        value = self.base / 100 * float(situation[fam.base_slot]) if fam.base_slot else self.base
+        value = self.start(situation)
         for i, c in enumerate(self.clauses):
             if i == skip:
                 continue
             effect = c.then if c.condition.holds(situation) != (i == flip) else c.otherwise
             value = effect.apply(value, situation)  # type: ignore[union-attr]
-        value = max(fam.floor, value)
-        return round(value, 2) if fam.unit == "$" else float(round(value))
+        return self._finish(value)
+
+    def decisive(self, situation: dict[str, Any]) -> int:
+        """Categorical: the index of the clause that decides (len(clauses): the default)."""
+        return next((i for i, c in enumerate(self.clauses) if c.condition.holds(situation)), len(self.clauses))
+
+    def _base_alone(self, situation: dict[str, Any]) -> float:
+        return self._finish(self.start(situation))
 
     def depends_on_every_clause(self, situation: dict[str, Any]) -> bool:
-        """Would a reader who skipped or mis-evaluated any one clause get the answer wrong?
+        """Would a reader who skipped or mis-evaluated a clause that matters get the answer wrong?
 
-        Numeric: flipping or skipping any clause moves the answer by >= MIN_CLAUSE_EFFECT.
-        Categorical: flipping any clause's condition changes the outcome (skipping a
-        clause that does not hold changes nothing, by the meaning of a decision list).
+        Numeric: every clause matters: flipping or skipping any one moves the answer by
+        >= MIN_CLAUSE_EFFECT, and so does skipping them all (the bare base is never the
+        answer, or "answer the base" would be a guess that needs no facts).
+        Categorical: the clauses up to the decisive one matter: flipping any of them
+        changes the outcome. The clauses after it cannot change the answer (the first
+        clause that holds decides), and they must not be forced to: requiring every clause
+        to matter made the decisive clause always the last one (or the default), so "answer
+        the last clause's outcome" was right half the time without a single fact. The
+        decisive clause is drawn uniformly instead (`_truths`), so a guess of its position
+        is right 1 time in B + 1.
         """
         answer = self.compute(situation)
+        if self.kind == "choice":
+            return all(self.compute(situation, flip=i) != answer for i in range(self.decisive(situation) + 1)
+                       if i < len(self.clauses))
+        if abs(self._base_alone(situation) - float(answer)) < MIN_CLAUSE_EFFECT * abs(float(answer)):
+            return False
         for i in range(len(self.clauses)):
-            if self.kind == "choice":
-                if self.compute(situation, flip=i) == answer:
-                    return False
-                continue
             for variant in (self.compute(situation, skip=i), self.compute(situation, flip=i)):
                 if abs(float(variant) - float(answer)) < MIN_CLAUSE_EFFECT * abs(float(answer)):
                     return False
@@ -388,12 +450,15 @@ class PolicyRule:
             base = f"{self.base:g}% of the {SLOTS[fam.base_slot].label}"
         else:
             base = f"a base of {fmt_quantity(fam.unit, self.base)}"
+        if fam.rate_slot:
+            base += f" plus {fmt_rate(fam.unit, self.rate)} {SLOTS[fam.rate_slot].per}"
         lines += [f"Sets: {fam.sets}, {unit_words}.",
                   f"Start from {base}. Then apply every clause below, in order, to the running amount:"]
         lines += [f"{i}. If {c.condition.text()}, {c.then.text(fam.unit)}; otherwise "  # type: ignore[union-attr]
                   f"{c.otherwise.text(fam.unit)}." for i, c in enumerate(self.clauses, 1)]  # type: ignore[union-attr]
         end = (f"{fam.sets[0].upper()}{fam.sets[1:]} is never below {fmt_quantity(fam.unit, fam.floor)}")
-        end += "; round it to the nearest cent." if fam.unit == "$" else "."
+        end += ("; round it to the nearest cent." if fam.unit == "$"
+                else f"; round it to the nearest whole {fam.unit} (a half rounds up).")
         lines.append(end)
         return "\n".join(lines)
 
@@ -404,27 +469,60 @@ def _nice_money(x: float) -> float:
     return max(step, round(x / step) * step)
 
 
-def _condition(rng: random.Random, slot: Slot, value: Any, holds: bool, used: set[tuple]) -> Condition | None:
-    """A condition on `slot` that holds (or not) for `value`, unlike the ones in `used`."""
+def _condition(rng: random.Random, slot: Slot, used: set[tuple]) -> Condition | None:
+    """A condition on `slot` drawn without looking at the customer's value (None: a repeat).
+
+    Why blind: a condition drawn to hold (or fail) for a known value gives itself away by
+    its text ("at least $390" on a $15-$400 range rarely holds; a list of 3 of 4 values
+    always did). Drawn first, with the value drawn after to make it hold or fail, its text
+    says nothing about whether it holds.
+    """
     if slot.is_choice:
-        others = [c for c in slot.choices if c != value]
-        if holds:
-            chosen = {value, *rng.sample(others, rng.randint(0, len(others) - 1))}
-        else:
-            chosen = set(rng.sample(others, rng.randint(1, len(others) - 1 if len(others) > 1 else 1)))
+        size = rng.randint(1, len(slot.choices) - 1)
+        chosen = set(rng.sample(slot.choices, size))
         cond = Condition(slot.key, "in", values=tuple(c for c in slot.choices if c in chosen))
     else:
         op: Literal["at_least", "under"] = rng.choice(("at_least", "under"))
-        x = float(value)
-        ok = [t for t in slot.thresholds() if ((x >= t) if op == "at_least" else (x < t)) == holds]
-        if not ok:
-            return None
-        cond = Condition(slot.key, op, threshold=rng.choice(ok))
+        cond = Condition(slot.key, op, threshold=rng.choice(slot.thresholds()))
     key = (cond.slot, cond.op, cond.threshold, cond.values)
     if key in used:
         return None
     used.add(key)
     return cond
+
+
+def _value(rng: random.Random, slot: Slot, wanted: list[tuple[Condition, bool]]) -> Any:
+    """A value of `slot`, uniform among those giving each condition its wanted truth (None if none does)."""
+    def fits(v: Any) -> bool:
+        return all(c.holds({slot.key: v}) == truth for c, truth in wanted)
+
+    if slot.is_choice:
+        ok = [c for c in slot.choices if fits(c)]
+        return rng.choice(ok) if ok else None
+    if slot.decimals == 0:
+        ok = [v for v in range(int(slot.lo), int(slot.hi) + 1) if fits(v)]
+        return rng.choice(ok) if ok else None
+    a, b = slot.lo, slot.hi
+    for c, truth in wanted:  # the interval the conditions leave: [a, b]
+        if (c.op == "at_least") == truth:
+            a = max(a, c.threshold)
+        else:
+            b = min(b, c.threshold)
+    for _ in range(20):
+        v = round(rng.uniform(a, b), slot.decimals)
+        if a <= v <= b and fits(v):
+            return v
+    return None
+
+
+def _truths(rng: random.Random, fam: Family, n: int) -> list[bool]:
+    """Which clauses hold. Numeric: each at even odds. Categorical (a decision list): the
+    decisive clause, or the default, is drawn uniformly; every clause before it fails and
+    the ones after it hold or not at even odds (they cannot change the answer)."""
+    if fam.kind == "number":
+        return [rng.random() < 0.5 for _ in range(n)]
+    decisive = rng.randint(0, n)  # n: no clause holds, the default decides
+    return [False] * decisive + [True] * (decisive < n) + [rng.random() < 0.5 for _ in range(n - decisive - 1)]
 
 
 def _effect(rng: random.Random, unit: str, running: float, slot: Slot, situation: dict[str, Any]) -> Effect:
@@ -433,7 +531,7 @@ def _effect(rng: random.Random, unit: str, running: float, slot: Slot, situation
         n = max(1, round(frac * running))
         return Effect(rng.choice(("add", "subtract")), float(n))
     ops: list[EffectOp] = ["add", "subtract", "percent_off", "percent_more"]
-    if slot.per and float(situation[slot.key]) >= 1:
+    if slot.per and slot.unit != "$" and float(situation[slot.key]) >= 1:  # "per dollar": starts only
         ops.append("per_unit")
     op = rng.choice(ops)
     if op in ("percent_off", "percent_more"):
@@ -447,7 +545,7 @@ def _effect(rng: random.Random, unit: str, running: float, slot: Slot, situation
 def make_rule(rng: random.Random, family: str, scope: str, n_clauses: int, rule_id: str,
               *, max_attempts: int = 400) -> tuple[PolicyRule, dict[str, Any]]:
     """A rule of `family` for `scope` with `n_clauses` clauses, and a situation whose answer
-    depends on every clause (see the module docstring). Deterministic given `rng`."""
+    depends on every clause it must (see the module docstring). Deterministic given `rng`."""
     fam = FAMILIES[family]
     if fam.max_clauses is not None and n_clauses > fam.max_clauses:
         raise ValueError(f"{family} rules hold at most {fam.max_clauses} clauses, asked for {n_clauses}")
@@ -455,49 +553,58 @@ def make_rule(rng: random.Random, family: str, scope: str, n_clauses: int, rule_
         pool = list(fam.pool)
         rng.shuffle(pool)
         keys = pool[:n_clauses] + [rng.choice(fam.pool) for _ in range(n_clauses - len(pool))]
-        situation: dict[str, Any] = {fam.scope: scope}
-        for k in ([fam.base_slot] if fam.base_slot else []) + keys:
-            situation.setdefault(k, SLOTS[k].draw(rng))
-        rule = _draw_rule(rng, fam, scope, keys, situation, rule_id)
-        if rule is not None and rule.depends_on_every_clause(situation):
-            return rule, situation
+        drawn = _draw_rule(rng, fam, scope, keys, rule_id)
+        if drawn is not None and drawn[0].depends_on_every_clause(drawn[1]):
+            return drawn
     raise RuntimeError(f"could not draw a {family} rule with {n_clauses} clauses")
 
 
-def _draw_rule(rng: random.Random, fam: Family, scope: str, keys: list[str], situation: dict[str, Any],
-               rule_id: str) -> PolicyRule | None:
+def _draw_rule(rng: random.Random, fam: Family, scope: str, keys: list[str],
+               rule_id: str) -> tuple[PolicyRule, dict[str, Any]] | None:
+    """Conditions first (blind), then which hold, then the customer's values that make them so."""
     used: set[tuple] = set()
-    clauses: list[Clause] = []
-    if fam.kind == "choice":
-        labels = rng.sample(fam.outcomes, len(keys) + 1)
-        last_holds = rng.random() < 0.5
-        for i, k in enumerate(keys):
-            cond = _condition(rng, SLOTS[k], situation[k], last_holds and i == len(keys) - 1, used)
-            if cond is None:
-                return None
-            clauses.append(Clause(cond, outcome=labels[i]))
-        return PolicyRule(rule_id, fam.key, scope, tuple(clauses), default=labels[-1])
-    if fam.base_slot:
-        base = float(rng.randint(*fam.base_pct))
-        running = base / 100 * float(situation[fam.base_slot])
-    elif fam.unit == "$":
-        base = rng.randint(int(fam.base[0]), int(fam.base[1])) + 0.99
-        running = base
-    else:
-        base = float(rng.randint(int(fam.base[0]), int(fam.base[1])))
-        running = base
-    minimum = 1.0 if fam.unit == "$" else fam.floor + 1
+    conditions: list[Condition] = []
     for k in keys:
-        holds = rng.random() < 0.5
-        cond = _condition(rng, SLOTS[k], situation[k], holds, used)
+        cond = next((c for _ in range(10) if (c := _condition(rng, SLOTS[k], used)) is not None), None)
         if cond is None:
             return None
-        then, otherwise = (_effect(rng, fam.unit, running, SLOTS[k], situation) for _ in range(2))
+        conditions.append(cond)
+    truths = _truths(rng, fam, len(keys))
+    situation: dict[str, Any] = {fam.scope: scope}
+    for k in dict.fromkeys(([fam.amount_slot] if fam.amount_slot else []) + keys):
+        # The first condition on a slot gets its drawn truth; a slot read twice (only when a
+        # numeric rule has more clauses than its family has slots) decides the later ones.
+        first = next(([(c, t)] for c, t in zip(conditions, truths) if c.slot == k), [])
+        value = _value(rng, SLOTS[k], first)
+        if value is None:
+            return None
+        situation[k] = value
+    truths = [c.holds(situation) for c in conditions]
+    if fam.kind == "choice":
+        labels = rng.sample(fam.outcomes, len(keys) + 1)
+        clauses = tuple(Clause(c, outcome=o) for c, o in zip(conditions, labels))
+        return PolicyRule(rule_id, fam.key, scope, clauses, default=labels[-1]), situation
+    rate = 0.0
+    if fam.base_slot:
+        base = float(rng.randint(*fam.base_pct))
+    elif fam.unit == "$":
+        base = rng.randint(int(fam.base[0]), int(fam.base[1])) + 0.99
+    else:
+        base = float(rng.randint(int(fam.base[0]), int(fam.base[1])))
+    if fam.rate_slot:
+        lo, hi, step = fam.rate
+        rate = round(lo + step * rng.randint(0, round((hi - lo) / step)), 4)
+    running = PolicyRule(rule_id, fam.key, scope, (), base=base, rate=rate).start(situation)
+    minimum = 1.0 if fam.unit == "$" else fam.floor + 1
+    clauses = []
+    for cond, holds in zip(conditions, truths):
+        slot = SLOTS[cond.slot]
+        then, otherwise = (_effect(rng, fam.unit, running, slot, situation) for _ in range(2))
         running = (then if holds else otherwise).apply(running, situation)
         if running < minimum:
             return None
         clauses.append(Clause(cond, then, otherwise))
-    return PolicyRule(rule_id, fam.key, scope, tuple(clauses), base=base)
+    return PolicyRule(rule_id, fam.key, scope, tuple(clauses), base=base, rate=rate), situation
 
 
 # -------------------------------------------------------------- the KB

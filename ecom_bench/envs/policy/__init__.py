@@ -2,7 +2,12 @@
 
 The world's policy KB (`ecom_bench.world.policy`) holds a generated target rule with
 B_branch(d) = 1+⌊d/3⌋ clauses (growing without cap: every clause changes the answer)
-among look-alikes and other topics. generator.py builds the task, user.py is the
+among look-alikes and other topics. Every numeric answer scales with one of the
+customer's own amounts (a rate per lb of package weight, per dollar of the item price,
+or a share of the item price, subtotal, price gap or card amount), a fact that may be
+withheld and is disclosed when asked, so it cannot be guessed from the rule text even
+when the clause combination is; categorical targets are rarer at small B, where a
+decision list's 1-in-(B+1) guess is likeliest. generator.py builds the task, user.py is the
 customer (who withholds facts at p_missing(d)), verifier.py recomputes the rule's
 answer and scores it (numeric: 2·(min/max)^4 − 1; categorical: ±1; success: r_task ≥
 0.95), policies.py holds the oracle, heuristic and random scripted agents.

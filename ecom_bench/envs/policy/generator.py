@@ -10,6 +10,12 @@ another region, department or channel, with other thresholds and amounts) and ru
 of other families, half of them for the target's own scope value (the delivery-time
 policy for Alaska next to the shipping-fee policy for Alaska), so retrieval and
 reading both matter.
+
+Guessing without the customer's facts: a numeric answer scales with one of the
+customer's amounts (`Family.amount_slot`, always among the rule's slots, so it can be
+withheld and asked for); a categorical answer is one of B + 1 outcomes, so categorical
+targets are drawn at `p_categorical(B)`, which keeps that 1-in-(B+1) guess to ~1% of
+all policy episodes.
 """
 
 from __future__ import annotations
@@ -25,8 +31,19 @@ from ecom_bench.users.base import Disclosure
 from ecom_bench.world import World
 from ecom_bench.world.policy import FAMILIES, SLOTS, Family, PolicyKB, make_rule
 
-#: Share of questions with a categorical answer (the rest are amounts, days or months).
+#: Share of questions with a categorical answer (the rest are amounts, days or months) ...
 P_CATEGORICAL = 0.1
+#: ... capped so that guessing a decision list's decisive clause, right 1 time in B + 1 by chance,
+#: is right in at most this share of all policy episodes. The bar for any guess without the customer's
+#: facts is 5% with a 95% upper bound of 8% over 200 episodes (at most 8 hits), and such a guess pairs
+#: with a numeric guess (right ~1-1.5% of the time): at 1% (2 expected hits) the pair stays under the
+#: bar in a 200-episode measurement with high probability.
+CATEGORICAL_GUESS_SHARE = 0.01
+
+
+def p_categorical(n_clauses: int) -> float:
+    """The share of categorical targets at B = n_clauses: .02 at B = 1, .03 at 2, .04 at 3, ..., .1 at 9."""
+    return min(P_CATEGORICAL, CATEGORICAL_GUESS_SHARE * (n_clauses + 1))
 
 
 def n_lookalikes(d: int) -> int:
@@ -48,7 +65,7 @@ def _free_scopes(kb: PolicyKB, fam: Family) -> list[str]:
 def _pick_target(rng: random.Random, kb: PolicyKB, n_clauses: int) -> tuple[Family, str]:
     numeric = [f for f in FAMILIES.values() if f.kind == "number" and _free_scopes(kb, f)]
     choice = [f for f in FAMILIES.values() if f.kind == "choice" and _fits(f, n_clauses) and _free_scopes(kb, f)]
-    pool = choice if choice and (rng.random() < P_CATEGORICAL or not numeric) else numeric
+    pool = choice if choice and (rng.random() < p_categorical(n_clauses) or not numeric) else numeric
     if not pool:
         raise RuntimeError("the policy KB covers every (family, scope) already")
     fam = rng.choice(pool)

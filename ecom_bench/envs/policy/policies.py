@@ -2,17 +2,21 @@
 
 `PolicyOracle` reads the hidden goal, retrieves the target rule with policy_search (so
 its document was shown) and submits the goal's answer. `PolicyHeuristic` is an honest
-reader: it searches with the customer's words, picks the result whose scope and title
-match the customer's message, parses the rule's text (not the KB), reads the facts it
-needs from the customer's messages with exact keyword rules, asks once for the ones it
-cannot find, and computes the answer as the text says. It fails where a careful model
-should not: a typo in a key word hides a fact, a look-alike outranks the right rule.
+reader: it searches with the customer's situation and question, picks the result whose
+scope and title match the customer's message, parses the rule's text (not the KB: the start amount, with its rate per unit of the
+customer's amount, every clause, the floor and rounding), reads
+the facts it needs from the customer's messages with exact keyword rules, asks one plain
+question for those the rule needs and the customer has not stated (naming them as the
+document does: "What is your order subtotal and package weight?"), and computes the
+answer as the text says. It fails where a careful model should not: a typo in a key
+word hides a fact, a look-alike outranks the right rule.
 `PolicyRandom` searches once and answers a constant, a random amount or a random
 outcome named by a retrieved document.
 """
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -59,13 +63,14 @@ NUMBER_CUES = {"subtotal": "subtotal", "weight": "weighs", "items": "items", "da
                "days_since_purchase": "bought it", "item_price": "cost", "price_gap": "competitor",
                "item_age": "had it", "orders_year": "placed", "card_amount": "loading"}
 _LABELS = {s.label: s.key for s in SLOTS.values()}
-_FRAGMENT = re.compile(r"[!?;]|\.(?!\d)|,\s|\band\b")
+_FRAGMENT = re.compile(r"[!?;&]|\.(?!\d)|,\s|\band\b")
 _NUM = re.compile(r"\d+(?:\.\d+)?")
 _EFFECT = r"((?:[^,]|,(?=\d{3}))+)"  # no commas, but "$1,250.00"
 _CLAUSE_NUMERIC = re.compile(rf"^\d+\. If (.+), {_EFFECT}; otherwise {_EFFECT}\.$")
 _CLAUSE_CHOICE = re.compile(r"^\d+\. If (.+), the .+? is (.+)\.$")
 _DEFAULT = re.compile(r"^If none of them holds, the .+? is (.+)\.$")
-_BASE = re.compile(r"^Start from (?:a base of )?\$?([\d,.]+)(%| days?| months?)?(?: of the (.+?))?\.")
+_BASE = re.compile(r"^Start from (?:a base of )?\$?([\d,.]+)(%| days?| months?)?(?: of the (.+?))?"
+                   r"(?: plus \$?([\d.]+)(?: days| months)? (per .+?))?\. Then")
 _FLOOR = re.compile(r"is never below \$?([\d,.]+)")
 
 
@@ -93,13 +98,15 @@ class _ReadRule:
     choice: bool
     base: float = 0.0
     base_slot: str | None = None
+    rate: float = 0.0
+    rate_slot: str | None = None
     money: bool = True
     floor: float = 0.0
     clauses: list[tuple[_Cond, Any, Any]] = field(default_factory=list)  # (cond, then, otherwise|outcome)
     default: str | None = None
 
     def slots(self) -> list[str]:
-        keys = ([self.base_slot] if self.base_slot else []) + [c.slot for c, _, _ in self.clauses]
+        keys = [k for k in (self.base_slot, self.rate_slot) if k] + [c.slot for c, _, _ in self.clauses]
         return list(dict.fromkeys(keys))
 
     def evaluate(self, facts: dict[str, Any]) -> str:
@@ -109,6 +116,8 @@ class _ReadRule:
                     return outcome
             return self.default or ""
         value = self.base / 100 * float(facts[self.base_slot]) if self.base_slot else self.base
+        if self.rate_slot:
+            value += self.rate * float(facts[self.rate_slot])
         for cond, then, otherwise in self.clauses:
             op, amount, per = then if cond.holds(facts[cond.slot]) else otherwise
             if op == "add":
@@ -120,7 +129,7 @@ class _ReadRule:
             elif op == "more":
                 value *= 1 + amount / 100
         value = max(self.floor, value)
-        return _fmt_number(round(value, 2) if self.money else float(round(value)))
+        return _fmt_number(round(value, 2) if self.money else float(math.floor(round(value, 6) + 0.5)))
 
 
 def _money(text: str) -> float:
@@ -156,6 +165,9 @@ def read_rule(doc: str) -> _ReadRule | None:
         if m := _BASE.match(ln):
             rule.base = _money(m.group(1))
             rule.base_slot = _LABELS.get(m.group(3) or "")
+            if m.group(4):
+                rule.rate = float(m.group(4))
+                rule.rate_slot = next((s.key for s in SLOTS.values() if s.per and s.per == m.group(5)), None)
         elif m := _FLOOR.search(ln):
             rule.floor = _money(m.group(1))
             rule.money = "$" in ln
@@ -218,6 +230,13 @@ def _pick_doc(docs: list[dict[str, Any]], opening: str) -> dict[str, Any] | None
     return docs[max(range(len(docs)), key=score)] if docs else None
 
 
+def _search_query(opening: str) -> str:
+    """The customer's situation and question: what they say after their question ("just ask if
+    you need anything else") is about the conversation, not the policy, and only blurs the search."""
+    end = opening.rfind("?")
+    return (opening[: end + 1] if end >= 0 else opening)[:MAX_QUERY_CHARS]
+
+
 class PolicyHeuristic:
     name = "heuristic"
     reads_hidden_goal = False
@@ -230,7 +249,7 @@ class PolicyHeuristic:
         n = len(messages)
         searches = [r for c, r in tool_results(messages) if c.name == "policy_search" and not r.error]
         if not searches:
-            return AgentAction(tool_calls=(_call("policy_search", n, query=users[0][:MAX_QUERY_CHARS]),))
+            return AgentAction(tool_calls=(_call("policy_search", n, query=_search_query(users[0])),))
         docs = (searches[-1].json() or {}).get("results", [])
         doc = _pick_doc(docs, users[0])
         rule = read_rule(doc["text"]) if doc else None

@@ -2,7 +2,10 @@
 
 Numeric: r_task = 2·(min/max)^4 − 1 (`ratio_reward`, which documents 0 and negatives);
 categorical: +1 for the exact outcome (case and punctuation aside), else −1.
-Success: r_task ≥ 0.95, i.e. a numeric answer within about 0.6% of the rule's value.
+Success: r_task ≥ 0.95, i.e. a numeric answer within about 0.6% of the rule's value
+(exact for whole days or months under about 150). Every numeric rule scales with one of
+the customer's amounts, so that tolerance is far narrower than the spread of answers a
+reader of the rule alone must consider.
 """
 
 from __future__ import annotations
