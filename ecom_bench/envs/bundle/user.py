@@ -157,7 +157,8 @@ class BundleUser(Customer):
             slots, cats, budget, rules = self._asked(sentence)
             named += [c for c in cats if c not in named]
             asks_budget, asks_rules = asks_budget or budget, asks_rules or rules
-            general = any(_says(sentence.lower(), w) for w in GENERAL_WORDS)
+            # "your requirements / preferences" is a general question in plain English, not one about rules
+            general = rules or any(_says(sentence.lower(), w) for w in GENERAL_WORDS)
             asked |= slots if slots & hidden and not general else hidden
         revealed = self.to_disclose(asked)
         new_items = [i for i in self.goal.items if i.slot in revealed]
