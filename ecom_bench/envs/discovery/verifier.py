@@ -9,7 +9,7 @@ every pick is in stock and meets every constraint, and nDCG@k ≥ 0.6.
 
 from __future__ import annotations
 
-from ecom_bench.envs._ranking import SUCCESS_NDCG, explain_problems, score_list
+from ecom_bench.envs._ranking import explain_problems, score_list, verdict_head
 from ecom_bench.envs.base import SubTask, Verdict
 from ecom_bench.envs.discovery.goal import DiscoveryGoal
 from ecom_bench.world import World
@@ -30,11 +30,7 @@ def verify_discovery(task: SubTask, world: World, answer: FinalAnswer | None) ->
                    + 0.10 * (1 - 2 * score.oos_share))
     success = score.success()
     problems = explain_problems(goal, world, score)
-    head = "Success." if success else "Not a success."
-    if not score.all_ok():
-        head += " Not every pick meets every requirement and is in stock."
-    elif score.ndcg < SUCCESS_NDCG:
-        head += f" The list ranks poorly against the ideal (nDCG below {SUCCESS_NDCG})."
+    head = verdict_head(score, "Not every pick meets every requirement and is in stock.")
     explanation = (
         f"{head} nDCG@{goal.k} {score.ndcg:.2f}, best s(p) {score.s_best:.2f} (^{goal.alpha}), "
         f"out of stock {score.oos_share:.0%} -> task {r_task:+.2f}. "
