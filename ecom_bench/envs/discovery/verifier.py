@@ -4,7 +4,8 @@ r_task = clip(0.55·(2·nDCG@k − 1) + 0.35·(2·s_best^α − 1) + 0.10·(1 �
 α = 4 + ⌊d/4⌋, s_best = the best s(p) in the list. Upstream's third term, −OOS share,
 capped a perfect answer at 0.90; centring it like the other two (2·in-stock share − 1)
 lets a perfect list score +1, as in every other env. Success is `envs._ranking`'s rule:
-every pick is in stock and meets every constraint, and nDCG@k ≥ 0.6.
+every pick is in stock and meets every constraint, and the list has k picks (or all
+that qualify); ranking counts in r_task only.
 """
 
 from __future__ import annotations

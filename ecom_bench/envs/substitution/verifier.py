@@ -6,7 +6,8 @@ term (2·in-stock share − 1), a perfect list scores +1 as in every other env.
 rel = (1 + base′)/2 for in-stock, compatible products other than p0 that meet every
 constraint, base = λ·sim(p, p0) + (1−λ)·s(p) (SPEC's formula, rescaled over the pool);
 0 otherwise, so the original, incompatible and out-of-stock picks earn nothing.
-Success: every pick is such a product and nDCG@k ≥ 0.6 (`envs._ranking`).
+Success: every pick is such a product and the list has k picks, or all that qualify
+(`envs._ranking`); the order counts in r_task only.
 """
 
 from __future__ import annotations
