@@ -27,10 +27,12 @@ oracle and random agents, which play both envs the same way.
   stock at scoring time (one that went out of stock is no longer a relevant answer),
   so when fewer than k products qualify, the short exact list is ideal. Clipped at 1
   (the pool can undercount the ideal only when over 500 products tie at s = 1).
-* **Success** (both envs): every pick is in stock, passes the gate and meets every
-  constraint, and nDCG@k ≥ 0.6. The reference r_task tops out below 0.95 (0.90 / 0.80),
-  so SPEC's default threshold cannot apply; this rule is what an honest agent that
-  checks each requirement reaches and what random retrieved ids almost never do.
+* **Success** (both envs) is validity only: every pick is in stock, passes the gate
+  and meets every constraint, and the list has k picks (or every product that
+  qualifies, when fewer do). Ranking lives only in r_task (the nDCG term): the hidden
+  persona's order is never told, so no success threshold on nDCG could be earned by
+  asking, and the old nDCG@k >= 0.6 condition was vacuous (every valid list met it:
+  a right product's relevance is at least half the best one's).
 """
 
 from __future__ import annotations
@@ -58,8 +60,6 @@ ConstraintKind = Literal["price", "category", "brand", "rating", "ship", "attrib
 POOL_SIZE = 500
 #: Length of the ideal ranked list handed to the oracle (enough to replace stock-outs).
 RANKED_LIST = 40
-#: Success needs at least this nDCG@k (besides every pick meeting every requirement).
-SUCCESS_NDCG = 0.6
 #: Which persona dimension a constraint kind makes the user care about (aligned preferences).
 DIMENSION_OF: dict[str, str] = {"price": "price", "rating": "rating", "ship": "ship_speed", "brand": "brand",
                                 "category": "similarity", "attribute": "similarity"}
@@ -349,13 +349,19 @@ class ListScore:
     s_best: float
     grades: dict[str, dict[str, Any]]
     ideal_ids: tuple[str, ...]
+    needed: int  # picks a complete list holds: k, or every qualifying product when fewer qualify
 
     def all_ok(self) -> bool:
         """Every pick meets every constraint, passes the gate and is in stock."""
         return bool(self.ids) and all(g["meets_all"] and g["gate"] and g["in_stock"] for g in self.grades.values())
 
+    def complete(self) -> bool:
+        """The list holds k picks, or every product that qualifies when fewer than k do."""
+        return len(self.ids) >= self.needed
+
     def success(self) -> bool:
-        return self.all_ok() and self.ndcg >= SUCCESS_NDCG
+        """Every pick valid and the list complete; the order is scored by r_task only."""
+        return self.all_ok() and self.complete()
 
 
 def score_list(goal: RankingGoal, world: World, ids: list[str]) -> ListScore:
@@ -368,7 +374,17 @@ def score_list(goal: RankingGoal, world: World, ids: list[str]) -> ListScore:
     oos = sum(1 for i in ids if not grades[i]["in_stock"]) / len(ids) if ids else 0.0
     s_best = max((grades[i]["s"] for i in ids), default=0.0)
     return ListScore(tuple(ids), ndcg_at_k(gains, [r for _, r in ideal.ranked], goal.k), oos, s_best, grades,
-                     tuple(i for i, _ in ideal.ranked[: goal.k]))
+                     tuple(i for i, _ in ideal.ranked[: goal.k]), min(goal.k, len(ideal.ranked)))
+
+
+def verdict_head(score: ListScore, invalid: str) -> str:
+    """The verdict's first sentences: success, or why not (an invalid pick, or too few picks)."""
+    if not score.all_ok():
+        return f"Not a success. {invalid}"
+    if not score.complete():
+        return (f"Not a success. Only {len(score.ids)} pick(s), though {score.needed} qualifying products "
+                "were in stock and asked for.")
+    return "Success."
 
 
 def explain_problems(goal: RankingGoal, world: World, score: ListScore) -> list[str]:

@@ -1,7 +1,9 @@
 """Scripted E_PD agents: the shared oracle and random agent, and an honest heuristic.
 
-`RankingHeuristic` uses only the conversation: it asks once for other requirements,
-parses the customer's constraints from their sentences (budget, stars, days, brand,
+`RankingHeuristic` uses only the conversation. It asks as a person would: when the
+customer says there is more than they have told ("That's not all I need"), one plain
+general question (`QUESTION`), and again only if the answer says there is still more.
+It parses the customer's constraints from their sentences (budget, stars, days, brand,
 "the <feature> must be <value>"), searches with the matching filters, checks the
 details of products whose features it cannot see in the results, re-checks stock of
 anything it saw before the customer last spoke, and recommends the best
@@ -22,15 +24,53 @@ from ecom_bench.envs._ranking import RecommendOracle, RecommendRandom, requested
 _PRICE = re.compile(r"\$(\d+(?:\.\d+)?)")
 _STARS = re.compile(r"(\d(?:\.\d)?)\+? stars")
 _DAYS = re.compile(r"(\d+) days")
-_ATTR = re.compile(r"\bthe ([a-z][a-z ]*?) must be (.+?)(?:, please|, like my old one)?(?:\.(?:\s|$)|$)", re.I)
+_ATTR = re.compile(r"\bthe ([a-z][a-z ]*?) (?:must|has to) be ([^,]+?)(?:,[^.]*)?(?:\.(?:\s|$)|$)", re.I)
 _NAME = r"[A-Z][\w'\-]*(?: (?:&|[A-Z][\w'\-]*))*"
-_BRAND = re.compile(rf"\bfrom ({_NAME})|\bthe ({_NAME}) brand")
+#: "from Anker", "the Anker brand" (the last word may carry a typo: "brnad").
+_BRAND = re.compile(rf"\bfrom ({_NAME})|\bthe ({_NAME}) b\w*d\b")
+#: A customer sentence (with no figures in it) saying there is more to tell.
+_MORE = re.compile(r"\b(?:more|other|else|not all(?! of)|just ask|if you (?:need|want))\b", re.I)
+#: Questions asked at most, however often the customer says there is more.
+MAX_QUESTIONS = 2
 _NOUN = re.compile(r"(?:looking for an?|need a new|help me find an?) ([a-z][a-z '\-]*?)[.?!]", re.I)
 _BUDGET = re.compile(r"at most (\d+) tool call")
 _PATIENCE = re.compile(r"patience is (\d+) turn")
 
-QUESTION = ("Before I search: do you have any other requirements, such as a budget, brand, rating, "
-            "shipping time or a specific feature?")
+QUESTION = ("Before I search, is there anything else that matters to you: price, brand, ratings, "
+            "delivery, features?")
+
+
+#: The grammar words the parser leans on; a customer's typo of one ("mst", "frm", "brnad")
+#: is read as the word, as a person reading chat would.
+_VOCAB = ("must", "from", "brand", "stars", "rated", "least", "days", "like", "please", "other", "more",
+          "else", "need", "want", "just", "ask", "not", "all", "have", "has", "be")
+_WORDS = re.compile(r"[A-Za-z][A-Za-z'\-]*")
+
+
+def _one_typo(token: str, word: str) -> bool:
+    """Whether `token` is `word` with one letter dropped, doubled, or two neighbours swapped."""
+    if len(token) == len(word) - 1:
+        return any(word[:i] + word[i + 1:] == token for i in range(len(word)))
+    if len(token) == len(word) + 1:
+        return any(token[:i] + token[i + 1:] == word and token[i] == token[i - 1] for i in range(1, len(token)))
+    if len(token) == len(word) and len(word) > 1:
+        return any(word[:i] + word[i + 1] + word[i] + word[i + 2:] == token for i in range(len(word) - 1))
+    return False
+
+
+def mend(text: str) -> str:
+    """`text` with typos of the parser's grammar words mended (capitalised names are left alone)."""
+    def fix(m: re.Match[str]) -> str:
+        token = m.group(0)
+        if token[0].isupper() and m.start() > 0 or token.lower() in _VOCAB or len(token) < 2:
+            return token
+        return next((w for w in _VOCAB if len(w) >= 3 and _one_typo(token.lower(), w)), token)
+    return _WORDS.sub(fix, text)
+
+
+def signals_more(text: str) -> bool:
+    """Does the customer say they have more to tell? (Sentences with figures are requirements.)"""
+    return any(_MORE.search(s) and not re.search(r"\d", s) for s in re.split(r"(?<=[.!?;])\s+", mend(text)))
 
 
 def _stem(word: str) -> str:
@@ -86,11 +126,17 @@ class RankingHeuristic:
     def excluded(self, wants: Wants, product: dict[str, Any]) -> bool:
         return False
 
+    def should_ask(self, users: list[str], spoke: list[Message]) -> bool:
+        """Ask when the customer's latest words say there is more, up to MAX_QUESTIONS times."""
+        asked = sum(1 for m in spoke if m.text == QUESTION)
+        return asked < MAX_QUESTIONS and signals_more(users[-1])
+
     # ------------------------------------------------------------- beliefs
     def parse(self, users: list[str]) -> Wants:
         wants = Wants(subject=self.subject(users[0]), k=requested_k(users[0]))
         for text in users:
-            for sentence in re.split(r"(?<=[.!?;])\s+", text):
+            for raw in re.split(r"(?<=[.!?;])\s+", text):
+                sentence = mend(raw)
                 low = sentence.lower()
                 if prices := _PRICE.findall(sentence):
                     wants.budget = float(prices[-1])
@@ -102,7 +148,7 @@ class RankingHeuristic:
                     wants.max_days = int(days[-1])
                 if m := _BRAND.search(sentence):
                     wants.brand = (m.group(1) or m.group(2)).strip()
-                for label, value in _ATTR.findall(sentence):
+                for label, value in _ATTR.findall(raw) or _ATTR.findall(sentence):
                     self._set_attr(wants, label, value)
         return wants
 
@@ -150,7 +196,7 @@ class RankingHeuristic:
             return AgentAction(text="Hello! What are you looking for today?")
         spoke = [m for m in messages if m.role == "assistant" and not m.tool_calls]
         last_chance = len(spoke) >= patience - 1
-        if not any("?" in m.text for m in spoke) and not last_chance:
+        if self.should_ask(users, spoke) and not last_chance:
             return AgentAction(text=QUESTION)
         wants = self.parse(users)
         records, when, searches = self._read(messages)

@@ -1,12 +1,23 @@
-"""The template shopper of E_PD (and, by subclassing, E_SUB).
+"""The template shopper of E_PD (and, by subclassing, E_SUB): a `users.customer.Customer`.
 
-It states the category and every constraint not withheld (one sentence each), answers
-questions (a question naming a requirement reveals it, e.g. "budget", "brand",
-"rating", "shipping" or the feature's name; a general "any other requirements?"
-reveals the next withheld one, so asking again reveals the next), and gives feedback on products the agent proposes in a plain message:
-which constraint a proposal breaks (CORRECT, revealing it if it was withheld), that it
-went out of stock, or that the proposals look good (CONFIRM). The same satisfaction
-rule as the verifier decides, so the user never approves what the verifier rejects.
+What it says:
+
+* **Opening.** The product kind and every constraint not withheld (one sentence each);
+  when something is withheld, the base's `missing_signal` ("That's not all I need").
+* **Answers.** Any request for information (`is_request`) is answered by
+  `Customer.to_disclose`: a request naming withheld constraints ("What's your budget?")
+  gets those, plus a note that there is more while more is withheld; any other request
+  ("Could you list all of your requirements?", "Is that everything?", "What features
+  do you need?") gets every withheld constraint at once. With nothing withheld a
+  question gets "That's everything" (CONTINUE: charged, so padding buys nothing).
+* **Feedback on proposals** (products named in a plain message) is what a shopper says,
+  not a validity oracle: it reacts to the set as a whole and to its *first* problem,
+  naming the kind of problem ("that's over my budget") without reading out a value it
+  has not told; every bad round costs patience (`strike`: the second one ends the
+  chat). It says "those look good" (CONFIRM) only when every proposed product is in
+  stock and right (the verifier's own rule). Stock-outs are reported (tools show them
+  too) and cost nothing: the world changed, the agent made no mistake.
+* Otherwise: "go ahead and recommend" only when nothing is withheld.
 """
 
 from __future__ import annotations
@@ -14,33 +25,43 @@ from __future__ import annotations
 import random
 import re
 
-from ecom_bench._seeding import seeded_rng
 from ecom_bench.catalog import Catalog, Product
 from ecom_bench.catalog.naming import short_name
 from ecom_bench.difficulty import Difficulty
 from ecom_bench.envs._ranking import Constraint, RankingGoal, category_noun
-from ecom_bench.users import UserAct, UserMessage, add_noise, render
+from ecom_bench.users import UserAct, UserMessage, render
 from ecom_bench.users.base import Disclosure
+from ecom_bench.users.customer import Customer
+from ecom_bench.users.understanding import is_request, says, topics_asked
 from ecom_bench.world import World
 
-KIND_KEYWORDS: dict[str, tuple[str, ...]] = {
-    "price": ("budget", "price", "cost", "spend", "expensive", "cheap", "afford", "how much", "$"),
+#: Words that name one kind of constraint. They only *narrow* an answer (a request naming
+#: none of the withheld constraints gets them all), so a missing cue makes the customer
+#: say more, never less.
+KIND_CUES: dict[str, tuple[str, ...]] = {
+    "price": ("budget", "price", "cost", "spend", "expensive", "cheap", "afford", "how much", "pay", "$"),
     "brand": ("brand", "manufacturer", "maker", "make"),
-    "rating": ("rating", "rated", "review", "reviews", "stars", "star"),
-    "ship": ("ship", "shipping", "deliver", "delivery", "arrive", "how soon", "how fast"),
+    "rating": ("rating", "rated", "review", "star"),
+    "ship": ("ship", "deliver", "arrive", "how soon", "how fast", "how quickly", "rush", "deadline", "wait"),
 }
-ATTRIBUTE_KEYWORDS: dict[str, tuple[str, ...]] = {
+ATTRIBUTE_CUES: dict[str, tuple[str, ...]] = {
     "connector_type": ("connector", "plug", "port", "cable"),
     "color": ("color", "colour", "shade"),
     "size": ("size", "fit"),
     "material": ("material", "made of"),
 }
-GENERAL_KEYWORDS = ("other requirement", "any requirement", "requirements", "anything else", "any other",
-                    "preferences", "preference", "constraints", "must-have", "else")
+#: Phrases that make a request general even when it lists examples ("anything else that
+#: matters - price, brand, delivery?"): it gets every withheld constraint.
+GENERAL_CUES = ("anything else", "any other", "anything more", "everything", "all your", "all of your",
+                "all the", "requirement", "matter", "important", "priorit", "feature", "spec", "criteria",
+                "must-have", "must have", "preferences", "constraint", "looking for", "else")
 _ID = re.compile(r"\bP\d{5,}\b")
+#: Proposals a customer reads in one message (the rest are ignored).
+MAX_PROPOSALS = 5
 
 GREETINGS = ("Hi!", "Hello,", "Hey there.", "Hi there,", "")
 CLOSINGS = ("Thanks!", "Thank you.", "")
+QUITS = ("This is taking too long, I'll look elsewhere. Bye.", "Sorry, I have to go. I'll shop another time.")
 SENTENCES: dict[str, tuple[str, ...]] = {
     "price": ("My budget is ${value}.", "It should cost under ${value}.", "I don't want to spend more than ${value}."),
     "brand": ("It should be from {value}.", "I'd like the {value} brand."),
@@ -48,40 +69,45 @@ SENTENCES: dict[str, tuple[str, ...]] = {
     "ship": ("It needs to ship within {value} days.", "I need it delivered in {value} days or less."),
     "attribute": ("The {label} must be {value}.", "The {label} must be {value}, please."),
 }
-VIOLATIONS: dict[str, str] = {
-    "price": "The {name} costs ${actual}, over my budget of ${value}.",
-    "rating": "The {name} is only rated {actual} stars; I want at least {value}.",
-    "ship": "The {name} takes {actual} days to ship; I need it within {value} days.",
+MORE_TO_SAY = ("There's something else that matters to me too, if you want to know.",
+               "That's not all, by the way; there's more if you need it.")
+#: What is wrong with a proposal, by kind: the value only when the customer has already said it.
+COMPLAINTS_TOLD: dict[str, str] = {
+    "price": "The {name} is over my budget of ${value}.",
+    "rating": "The {name} isn't rated highly enough; I want at least {value} stars.",
+    "ship": "The {name} would take too long; I need it within {value} days.",
     "category": "The {name} isn't a {value}.",
     "brand": "The {name} isn't from {value}.",
-    "attribute": "The {name} isn't available with that {label}; the {label} must be {value}.",
+    "attribute": "The {name} isn't available with the {label} I need; the {label} must be {value}.",
 }
-
-
-def _says(text_l: str, phrase: str) -> bool:
-    return re.search(rf"(?<![a-z0-9]){re.escape(phrase.lower())}(?![a-z0-9])", text_l) is not None
+COMPLAINTS_WITHHELD: dict[str, str] = {
+    "price": "The {name} is over my budget.",
+    "rating": "The {name} isn't rated highly enough for me.",
+    "ship": "The {name} would take too long to get here.",
+    "brand": "The {name} isn't the brand I want.",
+    "attribute": "The {name} isn't available with the {label} I need.",
+}
+NOT_ALL = ("Not all of these work for me.", "Hmm, that's not quite right.", "")
+LOOKS_GOOD = ("Those look good to me. Please send them as your final recommendation.",
+              "That works for me. Go ahead and send your recommendation.")
 
 
 def fmt(value: object) -> str:
     return f"{value:g}" if isinstance(value, float) else str(value)
 
 
-class ConstraintUser:
-    """A shopper with hidden constraints; E_PD and E_SUB differ in the opening and in `_extra_issues`."""
+class ConstraintUser(Customer):
+    """A shopper with hidden constraints; E_PD and E_SUB differ in the opening and in `_gate_problem`."""
 
     def __init__(self, goal: RankingGoal, catalog: Catalog, difficulty: Difficulty, seed: int,
                  disclosure: Disclosure) -> None:
         self.goal = goal
         self.catalog = catalog
-        self.difficulty = difficulty
-        self.seed = seed
-        self._disclosure = disclosure
-        self._replies = 0
         protect = {str(c.value) for c in self.stated_constraints()}
         protect.update(c.label for c in self.stated_constraints() if c.attribute)
         protect.update(self._protected())
         protect.add("out of stock")  # feedback the agent must be able to read
-        self._protect = frozenset(protect)
+        super().__init__(difficulty, seed, disclosure, protect)
 
     # ------------------------------------------------------------- hooks
     def stated_constraints(self) -> tuple[Constraint, ...]:
@@ -94,80 +120,65 @@ class ConstraintUser:
     def _protected(self) -> set[str]:
         return set()
 
-    def _extra_issues(self, p: Product, name: str, world: World) -> list[str]:
-        return []
+    def _gate_problem(self, p: Product, name: str) -> str:
+        """Why `p` fails the env's hard gate, in the customer's words ('' if it passes)."""
+        return ""
 
     # --------------------------------------------------------------- API
-    def disclosure(self) -> dict[str, bool]:
-        return dict(self._disclosure.told)
-
     def opening(self) -> UserMessage:
-        rng = seeded_rng(self.seed, "opening")
+        rng = self.rng("opening")
         parts = [rng.choice(GREETINGS), self._intro(rng)]
         parts += [self.sentence(c, rng) for c in self.stated_constraints()
-                  if c.kind != "category" and self._disclosure.is_told(c.slot)]
+                  if c.kind != "category" and self.told(c.slot)]
         parts.append(render(rng.choice(("Please recommend your top {k} picks.", "Send me your top {k} options.")),
                             k=self.goal.k))
         parts.append(rng.choice(CLOSINGS))
-        return UserMessage(self._noisy(" ".join(p for p in parts if p), rng), UserAct.OPENING)
+        parts.append(self.missing_signal(self.rng("signal")))
+        return self.say(" ".join(p for p in parts if p), UserAct.OPENING, rng)
 
     def reply(self, agent_text: str, world: World, *, last_turn: bool) -> UserMessage:
-        self._replies += 1
-        rng = seeded_rng(self.seed, "reply", self._replies)
+        rng = self.next_reply_rng()
         if last_turn:
-            text = rng.choice(("This is taking too long, I'll look elsewhere. Bye.",
-                               "Sorry, I have to go. I'll shop another time."))
-            return UserMessage(text, UserAct.QUIT, ends_episode=True)
-        text_l = agent_text.lower()
-        asked = "?" in agent_text
-        hidden_before = set(self._disclosure.hidden())
-        revealed = self._answer_question(text_l) if asked else []
-        answers = [self.sentence(c, rng) for c in revealed]
+            return self.quit(rng, QUITS)
+        asking = is_request(agent_text)
+        revealed = self._answer(agent_text) if asking else []
+        said = [self.sentence(c, rng) for c in revealed]
+        if revealed and self.withheld():
+            said.append(rng.choice(MORE_TO_SAY))
+        slots = tuple(c.slot for c in revealed)
         proposals = self._proposals(agent_text, world)
-        problems: list[str] = []
-        for p in proposals:
-            problems += self._issues(p, world)
-        slots = tuple(sorted(hidden_before - set(self._disclosure.hidden())))
-        if problems:
-            return UserMessage(self._noisy(" ".join(answers + problems), rng), UserAct.CORRECT, slots)
-        if answers:
-            return UserMessage(self._noisy(" ".join(answers), rng), UserAct.CLARIFY, slots)
         if proposals:
-            text = rng.choice(("Those look good to me. Please send them as your final recommendation.",
-                               "That works for me. Go ahead and send your recommendation."))
-            return UserMessage(self._noisy(text, rng), UserAct.CONFIRM)
-        if asked and not self._disclosure.hidden():
-            text = rng.choice(("No, that's everything I need.", "Nothing else, that's all."))
-            return UserMessage(self._noisy(text, rng), UserAct.CLARIFY)
-        text = render("Please go ahead and recommend your top {k} picks.", k=self.goal.k)
-        return UserMessage(self._noisy(text, rng), UserAct.CONTINUE)
+            return self._feedback(proposals, world, said, slots, rng)
+        if said:
+            return self.say(" ".join(said), UserAct.CLARIFY, rng, slots)
+        if self.withheld():
+            return self.say("Okay. " + self.missing_signal(rng), UserAct.CONTINUE, rng)
+        if asking:
+            return self.say(rng.choice(("No, that's everything I need.", "Nothing else, that's all.")),
+                            UserAct.CONTINUE, rng)
+        return self.say(render("Please go ahead and recommend your top {k} picks.", k=self.goal.k),
+                        UserAct.CONTINUE, rng)
 
     # ----------------------------------------------------------- phrasing
     def sentence(self, c: Constraint, rng: random.Random) -> str:
         return render(rng.choice(SENTENCES[c.kind]), value=fmt(c.value), label=c.label)
 
-    def _noisy(self, text: str, rng: random.Random) -> str:
-        return add_noise(text, self.difficulty.p_noise, rng, self._protect)
-
     # ---------------------------------------------------------- questions
-    def _answer_question(self, text_l: str) -> list[Constraint]:
-        """A question naming a requirement reveals it; a general one ("anything else?") the next withheld one."""
-        hidden = [c for c in self.stated_constraints() if not self._disclosure.is_told(c.slot)]
-        out = []
-        for c in hidden:
-            if c.kind == "attribute":
-                assert c.attribute is not None
-                keys = (c.label, c.attribute.replace("_", " ")) + ATTRIBUTE_KEYWORDS.get(c.attribute, ())
-            else:
-                keys = KIND_KEYWORDS.get(c.kind, ())
-            if any(k in text_l if k == "$" else _says(text_l, k) for k in keys):
-                out.append(c)
-        rest = [c for c in hidden if c not in out]
-        if rest and any(_says(text_l, k) for k in GENERAL_KEYWORDS):
-            out.append(rest[0])
-        for c in out:
-            self._disclosure.reveal(c.slot)
-        return out
+    def _cues(self, c: Constraint) -> tuple[str, ...]:
+        if c.kind != "attribute":
+            return KIND_CUES.get(c.kind, ())
+        assert c.attribute is not None
+        return (c.label, c.attribute.replace("_", " ")) + ATTRIBUTE_CUES.get(c.attribute, ())
+
+    def _answer(self, agent_text: str) -> list[Constraint]:
+        """The withheld constraints a request discloses (`Customer.to_disclose`), marked told."""
+        low = agent_text.lower()
+        hidden = {c.slot: c for c in self.stated_constraints() if not self.told(c.slot)}
+        if not hidden:
+            return []
+        general = any(says(low, cue, prefix=True) for cue in GENERAL_CUES)
+        asked = [] if general else topics_asked(agent_text, {s: self._cues(c) for s, c in hidden.items()})
+        return [hidden[s] for s in self.to_disclose(asked)]
 
     # ---------------------------------------------------------- feedback
     def _proposals(self, agent_text: str, world: World) -> list[Product]:
@@ -182,24 +193,36 @@ class ConstraintUser:
             p = world.product(pid)
             if p is not None and p.id not in found and short_name(p).lower() in text_l:
                 found[p.id] = p
-        return list(found.values())[:5]
+        return list(found.values())[:MAX_PROPOSALS]
 
-    def _issues(self, p: Product, world: World) -> list[str]:
+    def _feedback(self, proposals: list[Product], world: World, said: list[str], slots: tuple[str, ...],
+                  rng: random.Random) -> UserMessage:
+        """Stock-outs, then the set's first problem (a strike), else CONFIRM."""
+        gone = [render("The {name} shows as out of stock now.", name=short_name(p))
+                for p in proposals if not world.in_stock(p)]
+        problem = next((c for p in proposals if world.in_stock(p) and (c := self._problem(p))), "")
+        if problem:
+            goodbye = self.strike(rng)
+            if goodbye is not None:
+                return goodbye
+            text = " ".join(said + gone + [rng.choice(NOT_ALL), problem])
+            return self.say(text, UserAct.CORRECT, rng, slots)
+        if gone:
+            return self.say(" ".join(said + gone), UserAct.CORRECT, rng, slots)
+        return self.say(" ".join(said + [rng.choice(LOOKS_GOOD)]), UserAct.CONFIRM, rng, slots)
+
+    def _problem(self, p: Product) -> str:
+        """The first thing wrong with an in-stock proposal, in the customer's words ('' if none)."""
         name = short_name(p)
-        extra = self._extra_issues(p, name, world)
-        if extra:
-            return extra
-        if not world.in_stock(p):
-            return [render("The {name} shows as out of stock now.", name=name)]
-        out = []
-        for c in self.goal.requirements:
-            if c.satisfaction(p) < 1.0:
-                if not self._disclosure.is_told(c.slot):
-                    self._disclosure.reveal(c.slot)
-                actual = {"price": fmt(p.price), "rating": fmt(p.rating), "ship": str(p.ship_days)}.get(c.kind, "")
-                value = self._category_word() if c.kind == "category" else fmt(c.value)
-                out.append(render(VIOLATIONS[c.kind], name=name, actual=actual, value=value, label=c.label))
-        return out
+        if gate := self._gate_problem(p, name):
+            return gate
+        c = next((c for c in self.goal.requirements if c.satisfaction(p) < 1.0), None)
+        if c is None:
+            return ""
+        told = self.told(c.slot)
+        value = self._category_word() if c.kind == "category" else fmt(c.value)
+        template = (COMPLAINTS_TOLD if told else COMPLAINTS_WITHHELD)[c.kind]
+        return render(template, name=name, value=value, label=c.label)
 
     def _category_word(self) -> str:
         target = self.catalog.get(self.goal.reference_id)

@@ -4,12 +4,13 @@ r_task = clip(0.55·(2·nDCG@k − 1) + 0.35·(2·s_best^α − 1) + 0.10·(1 �
 α = 4 + ⌊d/4⌋, s_best = the best s(p) in the list. Upstream's third term, −OOS share,
 capped a perfect answer at 0.90; centring it like the other two (2·in-stock share − 1)
 lets a perfect list score +1, as in every other env. Success is `envs._ranking`'s rule:
-every pick is in stock and meets every constraint, and nDCG@k ≥ 0.6.
+every pick is in stock and meets every constraint, and the list has k picks (or all
+that qualify); ranking counts in r_task only.
 """
 
 from __future__ import annotations
 
-from ecom_bench.envs._ranking import SUCCESS_NDCG, explain_problems, score_list
+from ecom_bench.envs._ranking import explain_problems, score_list, verdict_head
 from ecom_bench.envs.base import SubTask, Verdict
 from ecom_bench.envs.discovery.goal import DiscoveryGoal
 from ecom_bench.world import World
@@ -30,11 +31,7 @@ def verify_discovery(task: SubTask, world: World, answer: FinalAnswer | None) ->
                    + 0.10 * (1 - 2 * score.oos_share))
     success = score.success()
     problems = explain_problems(goal, world, score)
-    head = "Success." if success else "Not a success."
-    if not score.all_ok():
-        head += " Not every pick meets every requirement and is in stock."
-    elif score.ndcg < SUCCESS_NDCG:
-        head += f" The list ranks poorly against the ideal (nDCG below {SUCCESS_NDCG})."
+    head = verdict_head(score, "Not every pick meets every requirement and is in stock.")
     explanation = (
         f"{head} nDCG@{goal.k} {score.ndcg:.2f}, best s(p) {score.s_best:.2f} (^{goal.alpha}), "
         f"out of stock {score.oos_share:.0%} -> task {r_task:+.2f}. "

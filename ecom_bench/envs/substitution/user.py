@@ -1,8 +1,9 @@
 """E_SUB's template shopper: names the out-of-stock original, asks for a compatible substitute.
 
-Everything else (questions, omission, feedback) is E_PD's `ConstraintUser`; this adds
-the compatibility requirement as one more withholdable constraint and two kinds of
-feedback: proposing the original itself, and proposing an incompatible product.
+Everything else (questions, omission, feedback, patience) is E_PD's `ConstraintUser`;
+this adds the compatibility requirement as one more withholdable constraint and its
+own gate problems: proposing the original itself, or an incompatible product (whose
+complaint names the feature, and its value only once the customer has said it).
 """
 
 from __future__ import annotations
@@ -15,7 +16,6 @@ from ecom_bench.envs._ranking import Constraint
 from ecom_bench.envs.discovery.user import ConstraintUser, fmt
 from ecom_bench.envs.substitution.goal import SubstitutionGoal
 from ecom_bench.users import render
-from ecom_bench.world import World
 
 
 class SubstitutionUser(ConstraintUser):
@@ -44,12 +44,14 @@ class SubstitutionUser(ConstraintUser):
             return render("The {label} must be {value}, like my old one.", label=c.label, value=fmt(c.value))
         return super().sentence(c, rng)
 
-    def _extra_issues(self, p: Product, name: str, world: World) -> list[str]:
+    def _gate_problem(self, p: Product, name: str) -> str:
         if p.id == self.goal.original_id:
-            return [render("The {name} is the one that's out of stock; I need a substitute.", name=name)]
+            return render("The {name} is the one that's out of stock; I need a substitute.", name=name)
         c = self.goal.compatibility
-        if c.satisfaction(p) < 1.0:
-            self._disclosure.reveal(c.slot)
-            return [render("The {name} isn't available with that {label}; the {label} must be {value}, "
-                           "like my old one.", name=name, label=c.label, value=fmt(c.value))]
-        return []
+        if c.satisfaction(p) == 1.0:
+            return ""
+        if self.told(c.slot):
+            return render("The {name} isn't available with that {label}; the {label} must be {value}, "
+                          "like my old one.", name=name, label=c.label, value=fmt(c.value))
+        return render("The {name} won't work with what I had; the {label} has to match my old one.",
+                      name=name, label=c.label)

@@ -6,12 +6,13 @@ term (2·in-stock share − 1), a perfect list scores +1 as in every other env.
 rel = (1 + base′)/2 for in-stock, compatible products other than p0 that meet every
 constraint, base = λ·sim(p, p0) + (1−λ)·s(p) (SPEC's formula, rescaled over the pool);
 0 otherwise, so the original, incompatible and out-of-stock picks earn nothing.
-Success: every pick is such a product and nDCG@k ≥ 0.6 (`envs._ranking`).
+Success: every pick is such a product and the list has k picks, or all that qualify
+(`envs._ranking`); the order counts in r_task only.
 """
 
 from __future__ import annotations
 
-from ecom_bench.envs._ranking import SUCCESS_NDCG, explain_problems, score_list
+from ecom_bench.envs._ranking import explain_problems, score_list, verdict_head
 from ecom_bench.envs.base import SubTask, Verdict
 from ecom_bench.envs.substitution.goal import SubstitutionGoal
 from ecom_bench.world import World
@@ -27,11 +28,7 @@ def verify_substitution(task: SubTask, world: World, answer: FinalAnswer | None)
     r_task = max(-1.0, min(1.0, 0.8 * (2 * score.ndcg - 1) + 0.2 * (1 - 2 * score.oos_share)))
     success = score.success()
     problems = explain_problems(goal, world, score)
-    head = "Success." if success else "Not a success."
-    if not score.all_ok():
-        head += " Not every pick is an in-stock, compatible substitute meeting every requirement."
-    elif score.ndcg < SUCCESS_NDCG:
-        head += f" The list ranks poorly against the ideal (nDCG below {SUCCESS_NDCG})."
+    head = verdict_head(score, "Not every pick is an in-stock, compatible substitute meeting every requirement.")
     explanation = (
         f"{head} nDCG@{goal.k} {score.ndcg:.2f}, out of stock {score.oos_share:.0%} -> task {r_task:+.2f}. "
         + (("Problems: " + "; ".join(problems) + ". ") if problems else "")
