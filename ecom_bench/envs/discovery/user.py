@@ -12,8 +12,8 @@ What it says:
   question gets "That's everything" (CONTINUE: charged, so padding buys nothing).
 * **Feedback on proposals** (products named in a plain message) is what a shopper says,
   not a validity oracle: it reacts to the set as a whole and to its *first* problem,
-  naming the kind of problem ("that's over my budget") without reading out a value it
-  has not told; every bad round costs patience (`strike`: the second one ends the
+  naming the kind of problem ("that's over my budget") without reading out any value
+  (stated ones are in the request, withheld ones are given when asked); every bad round costs patience (`strike`: the second one ends the
   chat). It says "those look good" (CONFIRM) only when every proposed product is in
   stock and right (the verifier's own rule). Stock-outs are reported (tools show them
   too) and cost nothing: the world changed, the agent made no mistake.
@@ -71,22 +71,19 @@ SENTENCES: dict[str, tuple[str, ...]] = {
 }
 MORE_TO_SAY = ("There's something else that matters to me too, if you want to know.",
                "That's not all, by the way; there's more if you need it.")
-#: What is wrong with a proposal, by kind: the value only when the customer has already said it.
-COMPLAINTS_TOLD: dict[str, str] = {
-    "price": "The {name} is over my budget of ${value}.",
-    "rating": "The {name} isn't rated highly enough; I want at least {value} stars.",
-    "ship": "The {name} would take too long; I need it within {value} days.",
-    "category": "The {name} isn't a {value}.",
-    "brand": "The {name} isn't from {value}.",
-    "attribute": "The {name} isn't available with the {label} I need; the {label} must be {value}.",
-}
-COMPLAINTS_WITHHELD: dict[str, str] = {
+#: What is wrong with a proposal, by kind. Never a value: a stated one is in the request
+#: already, a withheld one is given when asked. (Restating stated values let an agent that
+#: never read the request learn them from complaints: 13% of d = 3 discovery episodes.)
+COMPLAINTS: dict[str, str] = {
     "price": "The {name} is over my budget.",
     "rating": "The {name} isn't rated highly enough for me.",
     "ship": "The {name} would take too long to get here.",
+    "category": "The {name} isn't a {value}.",
     "brand": "The {name} isn't the brand I want.",
     "attribute": "The {name} isn't available with the {label} I need.",
 }
+#: Said after a complaint about something the customer had already stated.
+AS_I_SAID = ("As I said.", "I mentioned that.")
 NOT_ALL = ("Not all of these work for me.", "Hmm, that's not quite right.", "")
 LOOKS_GOOD = ("Those look good to me. Please send them as your final recommendation.",
               "That works for me. Go ahead and send your recommendation.")
@@ -219,10 +216,10 @@ class ConstraintUser(Customer):
         c = next((c for c in self.goal.requirements if c.satisfaction(p) < 1.0), None)
         if c is None:
             return ""
-        told = self.told(c.slot)
-        value = self._category_word() if c.kind == "category" else fmt(c.value)
-        template = (COMPLAINTS_TOLD if told else COMPLAINTS_WITHHELD)[c.kind]
-        return render(template, name=name, value=value, label=c.label)
+        text = render(COMPLAINTS[c.kind], name=name, value=self._category_word(), label=c.label)
+        if c.kind != "category" and self.told(c.slot):
+            text += " " + AS_I_SAID[len(name) % len(AS_I_SAID)]
+        return text
 
     def _category_word(self) -> str:
         target = self.catalog.get(self.goal.reference_id)
