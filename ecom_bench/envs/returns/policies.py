@@ -19,7 +19,7 @@ from typing import Any
 from ecom_bench._seeding import seeded_rng
 from ecom_bench.agents.base import AgentAction, Message, calls_since_last_message, tool_results
 from ecom_bench.difficulty import Difficulty
-from ecom_bench.envs.tracking.references import says
+from ecom_bench.users import says
 from ecom_bench.envs.tracking.policies import (
     WHICH_ORDER,
     asked_before,
