@@ -48,13 +48,15 @@ def test_random_rarely_succeeds_and_why(context):
     assert any("wrong line" in r.verdict.explanation and r.verdict.details["act"] == -1 for r in results)
 
 
-def test_heuristic_is_good_at_d0_and_worse_at_d12(context):
+def test_heuristic_resolves_descriptions_at_every_level(context):
+    # Asks one plain question when the reference is vague and reads the answer (titles, brands, dates,
+    # notes, variants, ordinals): every description is unique, so it stays good at d = 12.
     heuristic = get_policy("returns", "heuristic")
 
     def rate(d):
         return sum(run_policy(episode(context, d, i), heuristic).result.reward.success for i in range(20)) / 20
     easy, hard = rate(0), rate(12)
-    assert easy >= 0.8 and hard < easy
+    assert easy >= 0.8 and hard >= 0.8
 
 
 def test_history_follows_h_orders(context):

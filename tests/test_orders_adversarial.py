@@ -36,18 +36,8 @@ LEVELS = (3, 6, 9, 12)
 
 
 # ------------------------------------------------------------------ the attacker's view
-def recent_groups(world) -> list[list[Order]]:  # noqa: ANN001
-    """Recent orders grouped by the product kind (leaf category) of any of their lines, largest first."""
-    groups: dict[str, list[Order]] = {}
-    for o in world.orders:
-        if world.now - o.placed_at > timedelta(days=RECENT_DAYS):
-            continue
-        for leaf in {world.product(ln.product_id).leaf_category for ln in o.lines}:
-            groups.setdefault(leaf, []).append(o)
-    return sorted(groups.values(), key=len, reverse=True)
-
-
 def largest_groups(world) -> list[tuple[str, list[Order]]]:  # noqa: ANN001
+    """The largest groups of recent orders sharing a product kind (leaf category of any line), by leaf name."""
     by_leaf: dict[str, list[Order]] = {}
     for o in world.orders:
         if world.now - o.placed_at > timedelta(days=RECENT_DAYS):
