@@ -48,13 +48,15 @@ def test_random_rarely_succeeds_and_why(context):
     assert any("wrong line" in r.verdict.explanation and r.verdict.details["act"] == -1 for r in results)
 
 
-def test_heuristic_is_good_at_d0_and_worse_at_d12(context):
+def test_heuristic_resolves_descriptions_at_every_level(context):
+    # Asks one plain question when the reference is vague and reads the answer (titles, brands, dates,
+    # notes, variants, ordinals): every description is unique, so it stays good at d = 12.
     heuristic = get_policy("returns", "heuristic")
 
     def rate(d):
         return sum(run_policy(episode(context, d, i), heuristic).result.reward.success for i in range(20)) / 20
     easy, hard = rate(0), rate(12)
-    assert easy >= 0.8 and hard < easy
+    assert easy >= 0.8 and hard >= 0.8
 
 
 def test_history_follows_h_orders(context):
@@ -101,7 +103,7 @@ def test_window_boundary_is_inclusive(context):
     assert not e.eligible and f"{window}-day return window ended" in e.reason
     out = ep.call_tool("return_initiate", {"order_id": g.order_id, "line_id": g.line_id, "reason": "defective",
                                            "method": "mail"})
-    assert out.error and "cannot be returned or exchanged" in out.text and not ep.world.returns
+    assert out.error and "cannot be returned or exchanged" in out.text and not [r for r in ep.world.returns if r.intent is not None]
 
 
 def test_ineligible_target_wants_not_eligible(context):
@@ -187,6 +189,7 @@ def test_exchange_needs_the_wanted_variant(context):
 def test_tool_errors_are_readable(context):
     ep = episode(context, 14)  # B_tool = 8: room for every bad call in one turn
     g = ep.problem.goal
+    before = list(ep.world.returns)  # returns made before the conversation (edge cases of any order)
     cases = [
         ("order_get", {"order_id": "ORD-000000"}, "No order with id 'ORD-000000'"),
         ("return_check_eligibility", {"order_id": g.order_id, "line_id": "ORD-000000-L1"}, "is not part of order"),
@@ -200,7 +203,7 @@ def test_tool_errors_are_readable(context):
     for name, args, message in cases:
         out = ep.call_tool(name, args)
         assert out.error and message in out.text, out.text
-    assert not ep.done and not ep.world.returns
+    assert not ep.done and ep.world.returns == before
 
 
 def test_already_returned_line_is_refused(context):

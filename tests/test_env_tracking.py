@@ -45,13 +45,15 @@ def test_random_rarely_succeeds_and_why(context):
     assert "wrong (meant" in wrong.verdict.explanation and wrong.reward.task <= 0.0
 
 
-def test_heuristic_is_good_at_d0_and_worse_at_d12(context):
+def test_heuristic_resolves_descriptions_at_every_level(context):
+    # Asks one plain question when the reference is vague and reads the answer (titles, brands, dates,
+    # notes, variants, ordinals): every description is unique, so it stays good at d = 12.
     heuristic = get_policy("tracking", "heuristic")
 
     def rate(d):
         return sum(run_policy(episode(context, d, i), heuristic).result.reward.success for i in range(25)) / 25
     easy, hard = rate(0), rate(12)
-    assert easy >= 0.9 and hard < easy
+    assert easy >= 0.9 and hard >= 0.8
 
 
 def test_history_size_follows_h_orders_and_stays_long(context):
@@ -107,13 +109,34 @@ def test_p_missing_withholds_the_reference_and_asking_reveals_it(context):
     assert ep.problem.user.disclosure()["order"]
 
 
-def test_wrong_order_named_gets_corrected(context):
-    ep = episode(context, 4)
-    other = next(o for o in ep.world.orders if o.order_id != ep.problem.goal.order_id)
-    reply = ep.agent_message(f"Your order {other.order_id} is on its way.")
-    assert reply.act is UserAct.CORRECT and "not the order I mean" in reply.text
-    reply = ep.agent_message(f"Sorry! Your order {ep.problem.goal.order_id} is {ep.problem.goal.status}.")
-    assert reply.act is UserAct.CONFIRM
+def test_a_customer_who_gave_the_id_corrects_a_wrong_one_and_loses_patience(context):
+    ep = _find(context, 4, lambda e: e.problem.goal.reference["kind"] == "order_id")
+    g = ep.problem.goal
+    others = [o.order_id for o in ep.world.orders if o.order_id != g.order_id]
+    reply = ep.agent_message(f"Your order {others[0]} is on its way.")
+    assert reply.act is UserAct.CORRECT and g.order_id in reply.text and "not my order" in reply.text
+    reply = ep.agent_message(f"Is it {others[1]}?")  # a question is no mistake: they repeat their id
+    assert reply.act is not UserAct.CORRECT and g.order_id in reply.text and not reply.ends_episode
+    reply = ep.agent_message(f"Your order {others[2]} was delivered.")  # the second mistake
+    assert reply.act is UserAct.QUIT and reply.ends_episode
+
+
+def test_a_customer_who_described_the_order_cannot_tell_ids_apart(context):
+    """"Is it A, B or C?" is no oracle: the reply is the same whether or not the target is named."""
+    def ep_():
+        return _find(context, 6, lambda e: e.problem.goal.reference["kind"] != "order_id")
+    g = ep_().problem.goal
+    group = [o.order_id for o in ep_().world.orders if o.group_leaf == g.reference["leaf"]]
+    wrong = [oid for oid in group if oid != g.order_id]
+    replies = []
+    for named in (wrong[:2] + [g.order_id], wrong[:3], [g.order_id], wrong[:1]):
+        ep = ep_()
+        question = ep.agent_message("Is it " + " or ".join(named) + "?")
+        ep = ep_()
+        statement = ep.agent_message(f"Your order {named[0]} has shipped.")
+        replies.append((question.text, question.act, statement.text, statement.act))
+    assert len(set(replies)) == 1, replies
+    assert g.order_id not in replies[0][0] and g.reference_text in replies[0][0]
 
 
 @pytest.mark.parametrize("order_right,status_right,r_task", [(True, True, 1.0), (True, False, 0.0),

@@ -30,10 +30,11 @@ reasons (changed mind, does not fit) pay the method's fee; seller-caused ones
 from __future__ import annotations
 
 import enum
+import math
 import random
 from dataclasses import dataclass, field
 from datetime import date, datetime, time, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from ecom_bench.catalog import Catalog, CatalogTooSparse, Product, draws
 from ecom_bench.catalog.naming import short_name
@@ -129,6 +130,9 @@ class Order:
     carrier: str | None = None
     tracking_number: str | None = None
     note: str | None = None  # what the customer bought it for ("gift for Mom")
+    #: Generator bookkeeping, never shown to the agent: the leaf of the look-alike group this
+    #: order belongs to (None for the old background).
+    group_leaf: str | None = None
 
     def line(self, line_id: str) -> OrderLine | None:
         return next((ln for ln in self.lines if ln.line_id == line_id), None)
@@ -236,7 +240,7 @@ class RefKind(str, enum.Enum):
     DATE = "date"  # "the wall charger I ordered on June 3" / "12 days ago"
     NOTE = "note"  # "the wall charger I ordered for the office"
     VARIANT = "variant"  # "the black wall charger"
-    ORDINAL = "ordinal"  # "the second wall charger order I placed recently" (by date among the leaf's lines)
+    ORDINAL = "ordinal"  # "my second-oldest wall charger order" (by date among the leaf's lines, `ORDINALS`)
     NOUN = "noun"  # "the wall charger" (unique only when no look-alike exists)
 
 
@@ -271,7 +275,11 @@ class OrderReference:
         return {"kind": self.kind.value, "leaf": self.leaf, "value": self.value}
 
 
-ORDINALS = ("first", "second", "third")
+#: Ordinal references, by value: the line's place among the account's lines of its kind, oldest
+#: first (negative: from the newest). Each value names one end explicitly ("my second-oldest
+#: wall charger order"): "the third wall charger order I placed" was read from either end.
+ORDINALS: dict[str, int] = {"oldest": 0, "second_oldest": 1, "third_oldest": 2,
+                            "latest": -1, "second_latest": -2, "third_latest": -3}
 LATEST = "latest"
 
 
@@ -285,19 +293,23 @@ def _leaf_lines(orders: list[Order], leaf: str, catalog: Catalog) -> list[tuple[
 def matching_lines(orders: list[Order], ref: OrderReference, catalog: Catalog) -> list[tuple[Order, OrderLine]]:
     if ref.kind is RefKind.ORDINAL:
         lines = _leaf_lines(orders, ref.leaf, catalog)
-        index = len(lines) - 1 if ref.value == LATEST else ORDINALS.index(ref.value)
-        return lines[index : index + 1] if len(lines) > 1 else []
+        index = ORDINALS[ref.value]
+        if len(lines) < 2 or not -len(lines) <= index < len(lines):
+            return []
+        return [lines[index]]
     return [(o, ln) for o in orders for ln in o.lines if ref.matches(o, ln, catalog)]
 
 
 def _ordinal_of(orders: list[Order], order: Order, line: OrderLine, leaf: str, catalog: Catalog) -> str | None:
+    """The ordinal from the nearer end of the line's kind (None beyond the third from either end)."""
     lines = [(o.order_id, ln.line_id) for o, ln in _leaf_lines(orders, leaf, catalog)]
     if len(lines) < 2:
         return None
     index = lines.index((order.order_id, line.line_id))
-    if index == len(lines) - 1:
-        return LATEST
-    return ORDINALS[index] if index < len(ORDINALS) else None
+    from_newest = index - len(lines)
+    fits = [v for v, i in ORDINALS.items() if i in (index, from_newest)]
+    steps = lambda v: ORDINALS[v] if ORDINALS[v] >= 0 else -ORDINALS[v] - 1  # noqa: E731
+    return min(fits, key=steps) if fits else None
 
 
 def references_for(orders: list[Order], order: Order, line: OrderLine, catalog: Catalog) -> list[OrderReference]:
@@ -342,15 +354,24 @@ STATUS_AGE_DAYS: dict[OrderStatus, tuple[int, int]] = {
     OrderStatus.CONFIRMED: (0, 1), OrderStatus.SHIPPED: (1, 3), OrderStatus.IN_TRANSIT: (2, 7),
     OrderStatus.DELIVERED: (3, 40), OrderStatus.CANCELLED: (0, 40),
 }
-#: Background history: old delivered/cancelled orders, plus recent ones in other categories.
-#: The recent ones are numerous and skewed to the last few days (mean age RECENT_MEAN_AGE),
-#: so the target is rarely the newest order: "answer the first listed order" must not pass.
+#: Old history: delivered or cancelled orders, 45-540 days old.
 BACKGROUND_OLD = (32, 40)
-BACKGROUND_RECENT = (10, 16)
-RECENT_MEAN_AGE = 4.0
-RECENT_MAX_AGE = 20
 OLD_AGE_DAYS = (45, 540)
-RECENT_SPREAD_DAYS = 8  # look-alikes are placed within this many days of the target
+#: The leaf categories the old history and the extra lines of recent orders are drawn from,
+#: shared by every build of a world (E_JOURNEY), so the other leaves stay free for groups.
+BACKGROUND_LEAVES = 8
+#: Share of group orders with a note ("gift for Mom"): the same for every member of every group.
+NOTE_SHARE = 0.3
+#: Look-alike groups per history (the target's and its decoys): at least MIN_GROUPS, and
+#: enough that groups × H_orders ≥ CHANCE_DENOMINATOR, so "a random group's most likely
+#: member" is right at most ~1/32 of the time whatever structural cue picks the member.
+MIN_GROUPS = 10
+CHANCE_DENOMINATOR = 32
+
+
+def group_count(n_recent: int) -> int:
+    """How many look-alike groups a history wants (fewer when the catalogue has too few free leaves)."""
+    return max(MIN_GROUPS, math.ceil(CHANCE_DENOMINATOR / max(1, n_recent)))
 
 
 def statuses_for_age(days: int) -> list[OrderStatus]:
@@ -371,19 +392,63 @@ def _new_order_id(rng: random.Random, taken: set[str]) -> str:
             return oid
 
 
+@dataclass(frozen=True)
+class MemberPlan:
+    """How one order of a look-alike group is dated and filled (drawn by `GroupProcess.member`)."""
+
+    status: OrderStatus
+    placed_days_ago: int
+    delivered_days_ago: int | None = None  # None: 2-6 days after it was placed
+    variant_id: str | None = None  # the group line's variant (None: a random one)
+    quantity: int = 1
+    extra_lines: int = 0  # lines of background products besides the group line
+    returned: bool = False  # the group line was already returned before the conversation
+    edge: str | None = None  # the env's name for what makes this member special, if anything
+
+
+class GroupProcess:
+    """How an env draws its look-alike groups.
+
+    ONE process draws the target's group and every decoy group, and every member of a
+    group, target included; the target is then a random member of the first group. So
+    no cue of a group (size, kind, dates, statuses) or of a member (age, status, note,
+    lines, position of the line) tells the target apart: only the customer's words do.
+    """
+
+    #: Put the group line at a random position among the order's lines (else first).
+    random_line_position: ClassVar[bool] = False
+    #: How often the group's products share the anchor product's brand (harder to tell apart).
+    similar_share: float = 0.0
+
+    def leaf(self, rng: random.Random, leaves: list[str], catalog: Catalog) -> str | None:
+        """A leaf category for a new group among `leaves` (None when none suits)."""
+        return rng.choice(leaves) if leaves else None
+
+    def product_ok(self, world: World, product: Product) -> bool:
+        return True
+
+    def member(self, rng: random.Random, world: World, product: Product) -> MemberPlan:
+        raise NotImplementedError
+
+
 @dataclass
 class OrderHistory:
-    """What one build added: the target order, its look-alikes, and the background."""
+    """What one build added: the target, its look-alike group, the decoy groups, the old background."""
 
     target: Order
     target_line: OrderLine
-    confusable: list[Order] = field(default_factory=list)
+    groups: list[list[Order]] = field(default_factory=list)  # the target's group first
     background: list[Order] = field(default_factory=list)
+    plans: dict[str, MemberPlan] = field(default_factory=dict)  # order id -> its plan
 
     @property
     def recent_set(self) -> list[Order]:
         """The orders an indirect reference must be resolved against: H_orders(d) of them."""
-        return [self.target, *self.confusable]
+        return list(self.groups[0])
+
+    @property
+    def confusable(self) -> list[Order]:
+        return [o for o in self.groups[0] if o is not self.target]
 
 
 class _Builder:
@@ -406,12 +471,13 @@ class _Builder:
         return OrderLine(f"{order_id}-L{n}", product.id, variant_id, quantity, v.price if v else product.price)
 
     def order(self, products: list[Product], status: OrderStatus, placed_days_ago: int, *,
-              delivered_days_ago: int | None = None, note: str | None = None,
-              first_variant: str | None = None, first_quantity: int = 1) -> Order:
+              delivered_days_ago: int | None = None, note: str | None = None, lead: int = 0,
+              lead_variant: str | None = None, lead_quantity: int = 1) -> Order:
+        """An order of `products`; line `lead` (0-based) gets `lead_variant` and `lead_quantity`."""
         rng = self.rng
         oid = _new_order_id(rng, self.taken)
-        lines = [self.line(oid, i + 1, p, first_quantity if i == 0 else rng.choice((1, 1, 1, 2)),
-                           first_variant if i == 0 else None) for i, p in enumerate(products)]
+        lines = [self.line(oid, i + 1, p, lead_quantity if i == lead else rng.choice((1, 1, 1, 2)),
+                           lead_variant if i == lead else None) for i, p in enumerate(products)]
         order = Order(oid, self.at(placed_days_ago), status, lines, note=note)
         if status in (OrderStatus.SHIPPED, OrderStatus.IN_TRANSIT, OrderStatus.DELIVERED):
             order.carrier = rng.choice(CARRIERS)
@@ -426,106 +492,136 @@ class _Builder:
         self.world.orders.append(order)
         return order
 
-    def status_for(self, days_ago: int) -> OrderStatus:
-        options = statuses_for_age(days_ago)
-        weights = [1 if s is OrderStatus.CANCELLED else 3 for s in options]
-        return self.rng.choices(options, weights)[0]
+    def returned(self, order: Order, line: OrderLine) -> None:
+        """Record a return of `line` made before the conversation (halfway between delivery and now)."""
+        assert order.delivered_at is not None
+        rng = self.rng
+        reason, method = rng.choice(list(ReturnReason)), rng.choice(list(ReturnMethod))
+        fee = return_fee(reason, method)
+        created = order.delivered_at.replace(hour=10) + (self.world.now - order.delivered_at) / 2
+        self.world.returns.append(ReturnRecord(next_return_id(self.world), order.order_id, line.line_id,
+                                               line.product_id, line.variant_id, line.quantity, "return", reason,
+                                               method, fee, round(line.unit_price * line.quantity - fee, 2), created))
+
+
+def _leaves_of(world: World, orders: list[Order]) -> set[str]:
+    return {p.leaf_category for o in orders for ln in o.lines if (p := world.catalog.get(ln.product_id)) is not None}
 
 
 def free_leaves(world: World, catalog: Catalog) -> list[str]:
-    """Leaf categories no order in the world uses yet (a new target's look-alikes stay its own)."""
-    used = {catalog.get(ln.product_id).leaf_category for o in world.orders for ln in o.lines
-            if catalog.get(ln.product_id) is not None}
+    """Leaf categories no order in the world uses yet."""
+    used = _leaves_of(world, world.orders)
     return sorted(set(catalog.by_leaf_category) - used) or sorted(catalog.by_leaf_category)
 
 
-def build_order_history(world: World, rng: random.Random, target_product: Product, *, n_recent: int,
-                        target_status: OrderStatus, target_placed_days_ago: int,
-                        target_delivered_days_ago: int | None = None, target_variant_id: str | None = None,
-                        target_quantity: int = 1, extra_lines: int = 0, similar_share: float = 0.0,
-                        confusable_delivered: bool = False) -> OrderHistory:
+def background_leaves(world: World, rng: random.Random) -> list[str]:
+    """The world's background leaves: those its earlier builds' background used, topped up to BACKGROUND_LEAVES."""
+    groups = {o.group_leaf for o in world.orders if o.group_leaf}
+    leaves = sorted(_leaves_of(world, world.orders) - groups)
+    if len(leaves) < BACKGROUND_LEAVES:
+        free = [lf for lf in sorted(world.catalog.by_leaf_category) if lf not in groups and lf not in leaves]
+        leaves += rng.sample(free, min(len(free), BACKGROUND_LEAVES - len(leaves)))
+    return leaves
+
+
+def _group_products(rng: random.Random, pool: list[Product], n: int, similar_share: float) -> list[Product]:
+    """n distinct products of one leaf; each after the first shares the first one's brand with
+    probability `similar_share` (when it can). The target is drawn among them afterwards, so
+    brand clusters say nothing about which member it is."""
+    anchor = rng.choice(pool)
+    rest = [p for p in pool if p.id != anchor.id]
+    rng.shuffle(rest)
+    same = [p for p in rest if p.brand == anchor.brand]
+    picks = [anchor]
+    while len(picks) < n and rest:
+        p = (same if same and rng.random() < similar_share else rest)[0]
+        picks.append(p)
+        rest.remove(p)
+        if p in same:
+            same.remove(p)
+    return picks
+
+
+def build_order_history(world: World, rng: random.Random, process: GroupProcess, *, n_recent: int) -> OrderHistory:
     """Append one customer's order history to `world` and return what was added.
 
-    - the target: `target_product` (first line) + `extra_lines` lines of other categories;
-    - `n_recent - 1` look-alikes: recent orders of other products of the same leaf
-      category (a share `similar_share` of them of the target's own brand, when the leaf
-      has such products), placed within RECENT_SPREAD_DAYS days of the target (delivered
-      ones only when `confusable_delivered`), with statuses consistent with their age;
-    - background: 10-16 recent orders of other categories (mostly from the last few days)
-      and 32-40 old delivered or cancelled ones, never in a leaf that a recent order of the world uses, so every
-      earlier build's references stay unique (E_JOURNEY).
-    The caller picks a description of the target with `unique_references`.
+    - `group_count(n_recent)` look-alike groups (as many as the free leaves allow), each
+      `n_recent` orders of distinct products of one leaf category no other order of the
+      world uses; every group and every member drawn by `process` the same way;
+    - the target: a random member of the first group (its group line: `target_line`);
+    - old background: 32-40 delivered or cancelled orders, 45-540 days old, in the
+      world's background leaves (which also supply the groups' extra lines).
+    Group leaves are never reused by a later build, so every earlier reference stays
+    unique (E_JOURNEY). The caller picks a description of the target with `unique_references`.
     """
     catalog = world.catalog
     b = _Builder(world, rng)
-    leaf = target_product.leaf_category
-    recent_leaves = {catalog.get(ln.product_id).leaf_category for o in world.orders for ln in o.lines
-                     if (world.now - o.placed_at).days < OLD_AGE_DAYS[0]}
-    reserved = recent_leaves | {leaf}
-    other_leaves = [lf for lf in sorted(catalog.by_leaf_category) if lf not in reserved]
+    n = max(1, n_recent)
+    background = background_leaves(world, rng)
+    taken = _leaves_of(world, world.orders) | set(background)
+    free = [lf for lf in sorted(catalog.by_leaf_category) if lf not in taken]
+    groups: list[tuple[str, list[Product]]] = []
+    while len(groups) < group_count(n):
+        leaf = process.leaf(rng, free, catalog)
+        if leaf is None:
+            break
+        free.remove(leaf)
+        pool = [catalog.products[i] for i in catalog.by_leaf_category[leaf]]
+        pool = [p for p in pool if process.product_ok(world, p)]
+        if pool:  # a leaf has dozens of products: fewer than n only at absurd d
+            groups.append((leaf, _group_products(rng, pool, n, process.similar_share)))
+    if not groups:
+        raise CatalogTooSparse.lacking(catalog, "leaf category for a look-alike order group that no order of "
+                                                "this account uses yet")
 
-    def product_of(leaves: list[str], exclude: set[str]) -> Product:
-        need = "product for an order history outside the categories of this account's recent orders"
-        if not leaves:
+    def background_product(exclude: set[str]) -> Product:
+        need = "background product for an order history"
+        if not background:
             raise CatalogTooSparse.lacking(catalog, need)
         for _ in draws(catalog, need):
-            pool = catalog.by_leaf_category[rng.choice(leaves)]
-            p = catalog.products[rng.choice(pool)]
+            p = catalog.products[rng.choice(catalog.by_leaf_category[rng.choice(background)])]
             if p.id not in exclude:
                 return p
         raise AssertionError("unreachable: draws() raises once exhausted")
 
-    used_products = {target_product.id}
-    extras = []
-    for _ in range(extra_lines):
-        p = product_of(other_leaves, used_products)
-        used_products.add(p.id)
-        extras.append(p)
-    target = b.order([target_product, *extras], target_status, target_placed_days_ago,
-                     delivered_days_ago=target_delivered_days_ago, first_variant=target_variant_id,
-                     first_quantity=target_quantity, note=rng.choice(NOTES) if rng.random() < 0.35 else None)
-    history = OrderHistory(target, target.lines[0])
+    members = [(g, p, process.member(rng, world, p)) for g, (_, products) in enumerate(groups) for p in products]
+    rng.shuffle(members)  # creation order (the world's list order) says nothing either
+    history = OrderHistory(target=None, target_line=None, groups=[[] for _ in groups])  # type: ignore[arg-type]
+    leads: dict[str, OrderLine] = {}
+    for g, product, plan in members:
+        products = [product]
+        for _ in range(plan.extra_lines):
+            products.append(background_product({p.id for p in products}))
+        lead = rng.randrange(len(products)) if process.random_line_position else 0
+        products[0], products[lead] = products[lead], products[0]
+        order = b.order(products, plan.status, plan.placed_days_ago, delivered_days_ago=plan.delivered_days_ago,
+                        note=rng.choice(NOTES) if rng.random() < NOTE_SHARE else None, lead=lead,
+                        lead_variant=plan.variant_id, lead_quantity=plan.quantity)
+        order.group_leaf = groups[g][0]
+        leads[order.order_id] = order.lines[lead]
+        if plan.returned:
+            b.returned(order, order.lines[lead])
+        history.groups[g].append(order)
+        history.plans[order.order_id] = plan
+    for group in history.groups:
+        group.sort(key=lambda o: o.placed_at)
+    history.target = rng.choice(history.groups[0])
+    history.target_line = leads[history.target.order_id]
 
-    same_leaf = [catalog.products[i] for i in catalog.by_leaf_category[leaf]
-                 if catalog.products[i].id != target_product.id]
-    rng.shuffle(same_leaf)
-    same_brand = [p for p in same_leaf if p.brand == target_product.brand]
-    picks: list[Product] = []
-    for _ in range(min(len(same_leaf), max(0, n_recent - 1))):
-        pool = same_brand if same_brand and rng.random() < similar_share else same_leaf
-        p = next(x for x in pool + same_leaf if x not in picks)
-        picks.append(p)
-        if p in same_brand:
-            same_brand.remove(p)
-    for p in picks:
-        lo = max(0, target_placed_days_ago - RECENT_SPREAD_DAYS)
-        age = rng.randint(lo, target_placed_days_ago + RECENT_SPREAD_DAYS)
-        if confusable_delivered:
-            age = max(age, 3)
-        status = OrderStatus.DELIVERED if confusable_delivered else b.status_for(age)
-        delivered = None
-        if status is OrderStatus.DELIVERED and target_delivered_days_ago is not None:
-            delivered = max(0, min(age - 2, target_delivered_days_ago + rng.randint(-4, 4)))
-        more = [product_of(other_leaves, used_products)] if rng.random() < 0.3 else []
-        history.confusable.append(b.order([p, *more], status, age, delivered_days_ago=delivered,
-                                          note=rng.choice(NOTES) if rng.random() < 0.25 else None))
-
-    for _ in range(rng.randint(*BACKGROUND_RECENT)):
-        age = min(RECENT_MAX_AGE, int(rng.expovariate(1 / RECENT_MEAN_AGE)))
-        products = [product_of(other_leaves, set()) for _ in range(rng.choice((1, 1, 2)))]
-        history.background.append(b.order(products, b.status_for(age), age))
     for _ in range(rng.randint(*BACKGROUND_OLD)):
         age = rng.randint(*OLD_AGE_DAYS)
-        products = [product_of(other_leaves, set()) for _ in range(rng.choice((1, 1, 1, 2, 3)))]
+        items: list[Product] = []
+        for _ in range(rng.choice((1, 1, 1, 2, 3))):
+            items.append(background_product({p.id for p in items}))
         status = OrderStatus.CANCELLED if rng.random() < 0.12 else OrderStatus.DELIVERED
-        history.background.append(b.order(products, status, age,
+        history.background.append(b.order(items, status, age,
                                           note=rng.choice(NOTES) if rng.random() < 0.1 else None))
     return history
 
 
-__all__ = ["CARRIERS", "DEFAULT_RETURN_WINDOW_DAYS", "Eligibility", "NOTES", "Order", "OrderHistory",
-           "OrderLine", "OrderReference", "OrderStatus", "REASON_DESCRIPTIONS", "RETURN_FEES",
+__all__ = ["CARRIERS", "DEFAULT_RETURN_WINDOW_DAYS", "Eligibility", "GroupProcess", "MemberPlan", "NOTES",
+           "ORDINALS", "Order", "OrderHistory", "OrderLine", "OrderReference", "OrderStatus", "REASON_DESCRIPTIONS", "RETURN_FEES",
            "RETURN_WINDOW_DAYS", "RefKind", "ReturnMethod", "ReturnReason", "ReturnRecord",
-           "SELLER_FAULT_REASONS", "build_order_history", "check_eligibility", "find_order", "free_leaves",
+           "SELLER_FAULT_REASONS", "background_leaves", "build_order_history", "check_eligibility", "find_order", "free_leaves", "group_count",
            "matching_lines", "next_return_id", "product_noun", "references_for", "return_fee",
            "return_window_days", "returns_of", "statuses_for_age", "unique_references"]

@@ -2,11 +2,13 @@
 
 Design (SPEC "Per-environment verifiers", RETURN; the world is built once and the
 verifier reads the same order and return objects the tools acted on, SPEC pitfall 3):
-- History: as E_TRACK (`world.orders.build_order_history`): the delivered target
-  line, H_orders(d) − 1 delivered look-alikes of its leaf category, ~40 background
-  orders. The customer names the order id (and the item), or (p_ref = σ((d−2)/1.5))
-  describes the item by name, brand, date, note, variant or order of purchase.
-- Edge cases with p_edge(d) = 0.7·σ((d−4)/1.5): delivered on the window's last day or
+- History: as E_TRACK (`world.orders.build_order_history`): look-alike groups of
+  H_orders(d) delivered orders, one leaf category each, drawn by one process; the target
+  is a random member of one group and its line sits at a random position among its
+  order's lines. The customer names the order id (and the item), or (p_ref =
+  σ((d−2)/1.5)) describes the item by name, brand, date, note, variant or its place in
+  time ("my oldest wall charger order").
+- Edge cases with p_edge(d) = 0.7·σ((d−4)/1.5), for every group order alike: delivered on the window's last day or
   the day before (eligible), the day after (not), a final-sale item, or a line already
   returned. For an ineligible target the right outcome is to start nothing, tell the
   customer, and answer outcome="not_eligible" (the tools refuse ineligible returns,
@@ -15,8 +17,10 @@ verifier reads the same order and return objects the tools acted on, SPEC pitfal
   probability 0.25 when one exists, else a return; with probability 0.5 a return also
   asks for a replacement: same leaf category, in stock, and one stated constraint
   (a price cap, another brand, or a minimum rating), satisfiable by construction.
-- Slots withheld at p_missing(d), each revealed when asked: order, item (with an
-  order id), reason, method, variant (exchange). Reason and method are always scored:
+- Slots withheld at p_missing(d), each revealed when asked (any request discloses what
+  it names, or everything withheld when it names nothing withheld): order, item (with
+  an order id), reason, method, variant (exchange). A return started for another line
+  is objected to and counts as a strike (two and the customer gives up). Reason and method are always scored:
   the customer has one of each and states it in the opening or when asked.
 - r_task = 0.45·a + 0.45·b + 0.10·c with a (right order+line), b (right action) and c
   (replacement) each in {−1, +1} (b is 0 when the right line got a return with a wrong

@@ -1,12 +1,13 @@
 """E_RETURN generator: a delivered target line, its look-alikes, edge cases, wishes.
 
-One RNG seeded by (env, seed, d) draws everything. The target is the first line of a
-delivered order in a leaf category no other order of the world uses; H_orders(d) − 1
-delivered look-alikes of that leaf and the shared background history surround it
-(`world.orders.build_order_history`). With p_edge(d) = 0.7·σ((d−4)/1.5) the target is
-an edge case of the store rule: delivered exactly on the window's last day or the day
-before (still eligible), the day after (not eligible), a final-sale item, or a line
-already returned. The eligibility is computed by the same rule the tools enforce.
+One RNG seeded by (env, seed, d) draws everything. The recent history is look-alike
+groups of H_orders(d) delivered orders each, one leaf category per group, drawn by one
+process (`ReturnsProcess`, `world.orders.build_order_history`); the target is a random
+member of one group, and its line sits at a random position among its order's lines.
+With p_edge(d) = 0.7·σ((d−4)/1.5) an order (target or not) is an edge case of the store
+rule: delivered exactly on the window's last day or the day before (still eligible), the
+day after (not eligible), a final-sale item, or a line already returned. The
+eligibility is computed by the same rule the tools enforce.
 """
 
 from __future__ import annotations
@@ -15,25 +16,31 @@ import math
 import random
 
 from ecom_bench._seeding import derive_seed, seeded_rng
-from ecom_bench.catalog import CatalogTooSparse, Product, draws
+from ecom_bench.catalog import Catalog, Product
 from ecom_bench.catalog.naming import short_name
 from ecom_bench.difficulty import Difficulty
 from ecom_bench.envs.base import SubTask
 from ecom_bench.envs.returns.goal import ReplacementWish, ReturnsGoal
 from ecom_bench.envs.returns.user import ReturnsUser, UserScript
-from ecom_bench.envs.tracking.references import DATE_STYLES, choose_reference, p_indirect, p_similar, phrase_reference
+from ecom_bench.envs.tracking.references import (
+    DATE_STYLES,
+    alternate_phrases,
+    choose_reference,
+    p_indirect,
+    p_similar,
+    phrase_reference,
+)
 from ecom_bench.users.base import Disclosure
 from ecom_bench.world import World
 from ecom_bench.world.orders import (
+    GroupProcess,
+    MemberPlan,
     OrderStatus,
     RefKind,
     ReturnMethod,
     ReturnReason,
-    ReturnRecord,
     build_order_history,
     check_eligibility,
-    free_leaves,
-    next_return_id,
     product_noun,
     return_window_days,
 )
@@ -43,6 +50,8 @@ ELIGIBLE_EDGES = frozenset({None, "last_day", "day_before_last"})
 P_EXCHANGE = 0.25
 P_REPLACEMENT = 0.5
 P_QUANTITY_2 = 0.2
+#: Lines of other kinds a group order carries besides its group line.
+EXTRA_LINES = (0, 0, 1, 2)
 
 
 def p_edge(difficulty: Difficulty) -> float:
@@ -79,55 +88,74 @@ def _replacement(world: World, product: Product, rng: random.Random) -> tuple[Re
     return None
 
 
+class ReturnsProcess(GroupProcess):
+    """Every group order is delivered and may be an edge case of the store rule, target or not.
+
+    A group is in a final-sale leaf with probability p_edge/5 (when one is free); in any
+    other group each order is, with the same total probability p_edge/5 per kind, delivered
+    on its window's last day, the day before, the day after, or already returned. So the
+    target's edge has the distribution it always had, and no order stands out by it.
+    """
+
+    random_line_position = True
+
+    def __init__(self, difficulty: Difficulty) -> None:
+        self.similar_share = p_similar(difficulty)
+        self.p_kind = p_edge(difficulty) / len(EDGES)
+
+    def leaf(self, rng: random.Random, leaves: list[str], catalog: Catalog) -> str | None:
+        final = [lf for lf in leaves if _leaf_window(catalog, lf) is None]
+        other = [lf for lf in leaves if _leaf_window(catalog, lf) is not None]
+        pool = final if final and rng.random() < self.p_kind else other or final
+        return rng.choice(pool) if pool else None
+
+    def product_ok(self, world: World, product: Product) -> bool:
+        return not product.variants or any(world.stock_of(product, v) > 0 for v in product.variants)
+
+    def member(self, rng: random.Random, world: World, product: Product) -> MemberPlan:
+        window = return_window_days(product)
+        edge = None
+        if window is None:
+            edge = "final_sale"
+        elif rng.random() < 4 * self.p_kind / (1 - self.p_kind):
+            edge = rng.choice([e for e in EDGES if e != "final_sale"])
+        delivered = _delivered_days_ago(edge, window, rng)
+        in_stock = [v for v in product.variants if world.stock_of(product, v) > 0]
+        return MemberPlan(OrderStatus.DELIVERED, delivered + rng.randint(2, 5), delivered,
+                          variant_id=rng.choice(in_stock).id if in_stock else None,
+                          quantity=2 if rng.random() < P_QUANTITY_2 else 1, extra_lines=rng.choice(EXTRA_LINES),
+                          returned=edge == "already_returned", edge=edge)
+
+
+def _leaf_window(catalog: Catalog, leaf: str) -> int | None:
+    return return_window_days(catalog.products[catalog.by_leaf_category[leaf][0]])
+
+
 def build_returns(world: World, seed: int, difficulty: Difficulty, intent: int = 0) -> SubTask:
     rng = seeded_rng("returns", seed, difficulty.level)
     catalog = world.catalog
-    edge = rng.choice(EDGES) if rng.random() < p_edge(difficulty) else None
-    leaves = free_leaves(world, catalog)
-
-    def top_window(leaf: str) -> int | None:
-        return return_window_days(catalog.products[catalog.by_leaf_category[leaf][0]])
-
-    final_sale = [lf for lf in leaves if top_window(lf) is None]
-    if edge == "final_sale" and not final_sale:
-        edge = "day_after_last"
-    candidates = final_sale if edge == "final_sale" else [lf for lf in leaves if top_window(lf) is not None]
-    if not candidates:
-        raise CatalogTooSparse.lacking(catalog, "category with a return window that no order of this account "
-                                                "uses yet")
-    for _ in draws(catalog, "returnable product with an in-stock variant"):
-        leaf = rng.choice(candidates)
-        product = catalog.products[rng.choice(catalog.by_leaf_category[leaf])]
-        in_stock = [v for v in product.variants if world.stock_of(product, v) > 0]
-        if in_stock or not product.variants:
-            break
+    history = build_order_history(world, rng, ReturnsProcess(difficulty), n_recent=difficulty.n_orders)
+    target, line = history.target, history.target_line
+    edge = history.plans[target.order_id].edge
+    product = catalog.get(line.product_id)
+    assert product is not None
     window = return_window_days(product)
-    variant = rng.choice(in_stock) if in_stock else None
-    quantity = 2 if rng.random() < P_QUANTITY_2 else 1
+    variant = product.variant(line.variant_id) if line.variant_id else None
+    quantity = line.quantity
     alternatives = [v for v in product.variants if variant and v.id != variant.id
                     and world.stock_of(product, v) >= quantity]
     kind = "exchange" if alternatives and rng.random() < P_EXCHANGE else "return"
     reasons = [r for r in ReturnReason if r is not ReturnReason.DOES_NOT_FIT
                or (variant is not None and variant.attribute == "size")]
     reason, method = rng.choice(reasons), rng.choice(list(ReturnMethod))
-    delivered = _delivered_days_ago(edge, window, rng)
-    history = build_order_history(
-        world, rng, product, n_recent=difficulty.n_orders, target_status=OrderStatus.DELIVERED,
-        target_placed_days_ago=delivered + rng.randint(2, 5), target_delivered_days_ago=delivered,
-        target_variant_id=variant.id if variant else None, target_quantity=quantity,
-        extra_lines=rng.choice((0, 0, 1, 2)), similar_share=p_similar(difficulty), confusable_delivered=True)
-    target, line = history.target, history.target_line
-    if edge == "already_returned":
-        earlier = target.delivered_at.replace(hour=10) + (world.now - target.delivered_at) / 2
-        world.returns.append(ReturnRecord(next_return_id(world), target.order_id, line.line_id, line.product_id,
-                                          line.variant_id, line.quantity, "return", reason, method, 0.0,
-                                          line.unit_price * line.quantity, earlier))
     eligibility = check_eligibility(world, target, line)
     assert eligibility.eligible == (edge in ELIGIBLE_EDGES), (edge, eligibility.reason)
 
     ref = choose_reference(world, target, line, rng.random() < p_indirect(difficulty), rng)
     noun = product_noun(product)
-    reference_text = phrase_reference(ref, noun, world.now, rng.choice(DATE_STYLES))
+    date_style = rng.choice(DATE_STYLES)
+    reference_text = phrase_reference(ref, noun, world.now, date_style)
+    alternates = alternate_phrases(world, target, line, ref, noun, date_style, rng)
     new_variant = rng.choice(alternatives) if kind == "exchange" else None
     wish = _replacement(world, product, rng) if kind == "return" and rng.random() < P_REPLACEMENT else None
     goal = ReturnsGoal(
@@ -148,7 +176,7 @@ def build_returns(world: World, seed: int, difficulty: Difficulty, intent: int =
     script = UserScript.draw(goal, noun, f"the {short_name(product)}" if rng.random() < 0.5 else f"the {noun}",
                              variant.attribute if variant else None, window, rng)
     user = ReturnsUser(goal, script, difficulty, derive_seed("returns-user", seed, difficulty.level), disclosure,
-                       intent)
+                       intent, alternates)
     return SubTask(env="returns", goal=goal, user=user, intent=intent)
 
 

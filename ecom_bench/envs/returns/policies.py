@@ -3,9 +3,10 @@
 - `ReturnsOracle` reads the hidden goal: order_get (shows the line ids), then the
   return / exchange (catalog_get_variants first, to see the variant id), then
   catalog_get_product on a valid replacement, then report_return_outcome, within B_tool.
-- `ReturnsHeuristic` is honest: it resolves the order like the tracking heuristic,
-  picks the line by the item's words, reads reason / method / wanted variant /
-  replacement constraint with keyword rules, asks for what is missing, starts the
+- `ReturnsHeuristic` is honest: it resolves the order line like the tracking heuristic
+  (`resolve_items`), reads reason / method / wanted variant / replacement constraint
+  with keyword rules, asks ONE question for whatever is missing (which order or item,
+  why, how they'll send it back, which variant), starts the
   return or exchange (a refusal by the store's rule means not eligible), searches a
   replacement in the same category and reports.
 - `ReturnsRandom`: a random order and line, a return with a random reason and method.
@@ -19,23 +20,20 @@ from typing import Any
 from ecom_bench._seeding import seeded_rng
 from ecom_bench.agents.base import AgentAction, Message, calls_since_last_message, tool_results
 from ecom_bench.difficulty import Difficulty
-from ecom_bench.envs.tracking.references import says
+from ecom_bench.users import says
 from ecom_bench.envs.tracking.policies import (
-    WHICH_ORDER,
     asked_before,
     budget_from_prompt,
     call,
-    content_words,
     follow_plan,
+    listed_items,
     listed_orders,
     needs_clock,
-    rank_orders,
+    resolve_items,
     said_order_ids,
     today_from,
-    unique_best,
+    unique_order,
     user_texts,
-    word_match,
-    words,
 )
 
 REASON_RULES = (("changed_mind", ("changed my mind", "don't need", "no longer need")),
@@ -58,6 +56,8 @@ def _first_rule(text_l: str, rules: tuple[tuple[str, tuple[str, ...]], ...]) -> 
 
 
 _EXCHANGE_FOR = re.compile(r"\bfor (?:the .+? one|a different \w+)", re.I)
+#: "I'd like the L one instead" / "exchange it for the Brushed Gold one": the variant wanted.
+_WANTED = re.compile(r"\b(?:for|like) the ([^.!?;,]{1,40}?) one\b", re.I)
 
 
 def _reference_text(texts: list[str]) -> str:
@@ -70,7 +70,7 @@ def _is_request_detail(sentence: str) -> bool:
     """Sentences about reason, method or replacement (not about which order)."""
     low = sentence.lower()
     return (_first_rule(low, REASON_RULES) is not None or _first_rule(low, METHOD_RULES) is not None
-            or "replacement" in low)
+            or "replacement" in low or (_WANTED.search(sentence) is not None and "exchange" not in low))
 
 
 class ReturnsOracle:
@@ -100,6 +100,8 @@ class ReturnsOracle:
 class ReturnsHeuristic:
     name = "heuristic"
     reads_hidden_goal = False
+    #: Rounds of questions before acting on the likeliest reading.
+    max_asks = 2
 
     def act(self, messages: list[Message], hidden: dict[str, Any] | None) -> AgentAction:
         n = len(messages)
@@ -115,47 +117,53 @@ class ReturnsHeuristic:
         results = tool_results(messages)
         rows = listed_orders(messages)
         asked = asked_before(messages)
-        # --- which order
+        reference = _reference_text(texts)
+        # --- which order, and which of its lines
         ids = said_order_ids(texts)
         oid: str | None = ids[-1] if ids else None
+        index: int | None = None
         if oid is None:
             if not rows:
                 return tool("order_list")
             today = today_from(messages)
             if today is None and needs_clock(text):
                 return tool("datetime_now")
-            ranked = rank_orders(rows, _reference_text(texts), today)
-            oid = unique_best(ranked)
-            if oid is None and not asked:
-                return AgentAction(text=WHICH_ORDER)
-            oid = oid or ranked[0][1]
-        order = rows.get(oid)
-        if order is None or "lines" not in order:
+            items = resolve_items(rows, reference, today)
+            oid = unique_order(items)
+            if oid is None and asked >= self.max_asks:  # settle for the likeliest: the newest best match
+                best = max(items or listed_items(rows), key=lambda it: it.when)
+                oid, items = best.order_id, [best]
+            if oid is not None and len(items) == 1:
+                index = items[0].index
+        if oid is not None and "lines" not in rows.get(oid, {}):
             failed = any(c.name == "order_get" and c.arguments.get("order_id") == oid and r.error for c, r in results)
             if failed:
                 return AgentAction(text="I couldn't find that order. Could you check the order number?")
             return tool("order_get", order_id=oid)
-        # --- which line
-        lines = order["lines"]
-        cue = content_words(_reference_text(texts))
-        scored = sorted(((sum(1 for w in cue if any(word_match(w, x) for x in words(ln["title"]))), -i, ln)
-                         for i, ln in enumerate(lines)), key=lambda s: (s[0], s[1]), reverse=True)
-        if len(lines) > 1 and scored[0][0] == scored[1][0] and asked < 2:
-            names = ", ".join(ln["title"].split(",")[0] for ln in lines)
-            return AgentAction(text=f"Which item from order {oid} do you mean: {names}?")
-        line = scored[0][2]
-        # --- what to do
+        line = None
+        if oid is not None:
+            lines = rows[oid]["lines"]
+            if index is None:
+                mine = resolve_items({oid: rows[oid]}, reference, None)
+                index = mine[0].index if len(mine) == 1 else (0 if len(lines) == 1 else None)
+            line = lines[index] if index is not None and index < len(lines) else None
+        # --- what is still missing: one question for all of it
         exchange = "exchange" in low
         reason, method = _first_rule(low, REASON_RULES), _first_rule(low, METHOD_RULES)
         value = None
-        for m in re.finditer(r"(?:for|like) the (.+?) one\b", text, re.I):
+        for m in _WANTED.finditer(text):
             value = m.group(1).strip()
-        missing = [q for q, gap in (("what's the reason for the return", reason is None),
-                                    ("how would you like to send it back (pickup, drop-off or mail)", method is None),
-                                    ("which size or colour would you like instead", exchange and value is None))
-                   if gap]
-        if missing and asked < 3:
-            return AgentAction(text="Could you tell me " + ", and ".join(missing) + "?")
+        gaps = [q for q, gap in (
+            ("which order it is (what the item was and roughly when you ordered it)", oid is None),
+            ("which item from that order you mean", oid is not None and line is None),
+            ("why you're returning it", reason is None),
+            ("how you'd like to send it back (pickup, drop-off or mail)", method is None),
+            ("which size or colour you'd like instead", exchange and value is None)) if gap]
+        if gaps and asked < self.max_asks:
+            return AgentAction(text="Could you tell me " + ", ".join(gaps[:-1]) + (" and " if len(gaps) > 1 else "")
+                               + gaps[-1] + "?")
+        if line is None:
+            line = rows[oid]["lines"][0]
         reason, method = reason or "changed_mind", method or "drop_off"
         done = [(c, r) for c, r in results if c.name in ("return_initiate", "return_exchange")
                 and c.arguments.get("line_id") == line["line_id"]]

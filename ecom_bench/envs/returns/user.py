@@ -1,10 +1,15 @@
 """E_RETURN's template customer: asks for a return or exchange, withholds slots, corrects, confirms.
 
-Slots (each withheld at p_missing(d), given when the agent asks): "order" (the order
-id or the description), "item" (which line, when the order id is given), "reason",
-"method", and "variant" (the one wanted, for an exchange). The customer sees their
-returns page: a return started for another line is corrected at once, and a claim
-that an eligible item cannot be returned is disputed with the delivery date.
+Slots (each withheld at p_missing(d)): "order" (the order id or the description),
+"item" (which line, when the order id is given), "reason", "method", and "variant"
+(the one wanted, for an exchange). Any request from the agent discloses: what it asks
+about (`ASKS`), or everything withheld when it names nothing withheld
+(`Customer.to_disclose`); "go ahead" only once nothing is withheld, and it is a plain
+CONTINUE (only the customer seeing their return started is a CONFIRM). The customer
+sees their returns page: a return started for another line is objected to at once and
+counts as a strike (`Customer.strike`: two and they give up); a claim that an eligible
+item cannot be returned is disputed with the delivery date. Order ids the agent names
+get `OrderUserBase.order_feedback`: the same reply whether or not theirs is among them.
 """
 
 from __future__ import annotations
@@ -12,12 +17,13 @@ from __future__ import annotations
 import random
 import re
 from dataclasses import dataclass
+from typing import ClassVar
 
 from ecom_bench.catalog.taxonomy import attribute_label
 from ecom_bench.difficulty import Difficulty
 from ecom_bench.envs.returns.goal import ReturnsGoal
-from ecom_bench.envs.tracking.references import OrderUserBase, is_question, says
-from ecom_bench.users import UserAct, UserMessage, render
+from ecom_bench.envs.tracking.references import OrderUserBase
+from ecom_bench.users import UserAct, UserMessage, is_request, render, says, topics_asked
 from ecom_bench.users.base import Disclosure
 from ecom_bench.world import World
 from ecom_bench.world.orders import RefKind, find_order, returns_of
@@ -39,17 +45,27 @@ METHOD_PHRASES = {
 KEY_WORDS = ("working", "defective", "work", "damaged", "broken", "wrong", "different", "described", "description",
              "fit", "mind", "need", "courier", "pick", "picked", "drop", "drop-off", "mail", "exchange", "return",
              "replacement", "brand", "stars", "under", "one")
+#: What a request asks about, per slot. Topic words only *narrow* a reply
+#: (`Customer.to_disclose`): a request naming none of them gets every withheld slot, so
+#: these are kept specific (a cue of one slot inside another slot's question would
+#: narrow the reply to the wrong slot), and bare words like "item" or "return" are not cues.
 ASKS = {
-    "order": ("which order", "order number", "order id", "order #", "when did you", "when was", "what date",
-              "which date", "placed", "which one", "more detail", "describe", "when you"),
-    "item": ("which item", "what item", "which product", "what product", "which one", "which of"),
-    "reason": ("reason", "why", "what's wrong", "what is wrong", "what went wrong", "problem", "issue"),
-    "method": ("method", "pickup", "pick up", "pick-up", "drop", "mail", "send it back", "ship it back",
-               "how would you like", "courier"),
-    "variant": ("size", "color", "colour", "variant", "instead", "option", "which one"),
+    "order": ("which order", "what order", "order number", "order id", "order #", "order no", "which purchase",
+              "when did you", "when was it", "what date", "which date", "placed", "that order", "the order",
+              "your orders", "which of your", "most recent order", "referring to", "which one do you mean"),
+    "item": ("which item", "what item", "which product", "what product", "which of the items",
+             "which of the products", "which line", "what are you sending", "what are you returning",
+             "returning everything", "is it the", "which one do you want to", "which one would you like to"),
+    "reason": ("reason", "why", "wrong with", "went wrong", "go wrong", "problem", "issue", "damaged", "faulty",
+               "defective", "broken", "not work", "doesn't work", "change your mind", "changed your mind",
+               "made you decide", "unhappy", "as expected"),
+    "method": ("method", "how would you like to send", "how do you want to send", "how would you like to return",
+               "how do you want to return", "how would you prefer", "how you'd like", "send it back",
+               "ship it back", "get it back to us", "pickup", "pick up", "pick-up", "pick it up", "drop", "mail",
+               "courier", "collection", "label", "bring it", "ship it", "return option"),
+    "variant": ("size", "color", "colour", "variant", "instead", "swap it for", "exchange it for", "version",
+                "option", "replacement", "larger", "smaller"),
 }
-CONFIRM_ASKS = ("shall i", "should i", "do you want me", "would you like me", "go ahead", "is that right",
-                "is that correct", "can i proceed", "proceed")
 INELIGIBLE_CLAIMS = ("not eligible", "ineligible", "can't be returned", "cannot be returned", "can not be returned",
                      "final sale", "final-sale", "window has closed", "window closed", "past the return window",
                      "already been returned", "already returned", "not returnable", "isn't returnable")
@@ -85,11 +101,11 @@ class UserScript:
 
 
 class ReturnsUser(OrderUserBase):
-    env = "returns"
+    rng_prefix: ClassVar[tuple[str, ...]] = ("returns",)
 
     def __init__(self, goal: ReturnsGoal, script: UserScript, difficulty: Difficulty, seed: int,
-                 disclosure: Disclosure, intent: int = 0) -> None:
-        protect = {goal.reference_text, goal.order_id, script.item, script.noun, *KEY_WORDS}
+                 disclosure: Disclosure, intent: int = 0, alternates: tuple[str, ...] = ()) -> None:
+        protect = {goal.reference_text, goal.order_id, script.item, script.noun, *KEY_WORDS, *alternates}
         if goal.new_variant_value:
             protect.add(goal.new_variant_value)
         if goal.replacement is not None:
@@ -102,24 +118,24 @@ class ReturnsUser(OrderUserBase):
         self.direct = goal.reference["kind"] == RefKind.ORDER_ID.value
         self.full_reference = (render("my order {id} ({item})", id=goal.order_id, item=script.item) if self.direct
                                else goal.reference_text)
+        self.alternates = alternates
+        self._objected: set[str] = set()  # wrong returns already objected to
+        self._thanked = False
 
     # ------------------------------------------------------------ phrasing
-    def _told(self, slot: str) -> bool:
-        return self._disclosure.is_told(slot)
-
     def _ref_part(self) -> str:
         s, g = self.script, self.goal
         if not self.direct:
-            return g.reference_text if self._told("order") else render("the {noun} I ordered", noun=s.noun)
-        if self._told("order"):
-            return render("{item} from my order {id}", item=s.item if self._told("item") else "an item", id=g.order_id)
-        return render("{item} I bought recently", item=s.item) if self._told("item") else "something I bought recently"
+            return g.reference_text if self.told("order") else render("the {noun} I ordered", noun=s.noun)
+        if self.told("order"):
+            return render("{item} from my order {id}", item=s.item if self.told("item") else "an item", id=g.order_id)
+        return render("{item} I bought recently", item=s.item) if self.told("item") else "something I bought recently"
 
     def _action(self) -> str:
         g = self.goal
         if g.kind == "return":
             return render("I'd like to return {ref}.", ref=self._ref_part())
-        if self._told("variant"):
+        if self.told("variant"):
             return render("I'd like to exchange {ref} for the {value} one.", ref=self._ref_part(),
                           value=g.new_variant_value)
         return render("I'd like to exchange {ref} for a different {label}.", ref=self._ref_part(),
@@ -137,62 +153,77 @@ class ReturnsUser(OrderUserBase):
         }[slot]
 
     def opening(self) -> UserMessage:
-        rng = self._rng("opening")
+        rng = self.rng("opening")
         parts = [rng.choice(GREETINGS), self._action()]
-        if self._told("reason"):
+        if self.told("reason"):
             parts.append(self.script.reason)
-        if self._told("method"):
+        if self.told("method"):
             parts.append(self.script.method)
         if self.script.replacement:
             parts.append(self.script.replacement)
+        parts.append(self.missing_signal(rng))
         parts.append(rng.choice(CLOSINGS))
-        return self._say(render(" ".join(p for p in parts if p)), UserAct.OPENING, rng)
+        return self.say(render(" ".join(p for p in parts if p)), UserAct.OPENING, rng)
 
     # ------------------------------------------------------------- replies
     def reply(self, agent_text: str, world: World, *, last_turn: bool) -> UserMessage:
-        rng = self._next_reply_rng()
+        rng = self.next_reply_rng()
         if last_turn:
-            return self._quit(rng)
-        wrong = [r for r in world.returns if r.intent == self.intent and r.line_id != self.goal.line_id]
+            return self.quit(rng)
+        wrong = [r for r in world.returns if r.intent == self.intent and r.line_id != self.goal.line_id
+                 and r.return_id not in self._objected]
         if wrong:
-            p = world.product(wrong[-1].product_id)
-            self._disclosure.reveal("order")
-            self._disclosure.reveal("item")
-            text = render("You started a {kind} for the {title}, but that's not the item I meant. I meant {ref}.",
-                          kind=wrong[-1].kind, title=p.title if p else wrong[-1].product_id, ref=self.full_reference)
-            return self._say(text, UserAct.CORRECT, rng)
-        feedback = self._order_feedback(agent_text, rng)
+            return self._wrong_return(wrong, world, rng)
+        mine = [r for r in returns_of(world, self.goal.line_id) if r.intent == self.intent]
+        if mine and not self._thanked:
+            self._thanked = True  # the customer checked their returns page: confirmed once
+            return self.say(rng.choice(("Great, thank you!", "Perfect, thanks for sorting that out.")),
+                            UserAct.CONFIRM, rng)
+        feedback = self.order_feedback(agent_text, rng)
         if feedback is not None:
             return feedback
         text_l = agent_text.lower()
-        mine = [r for r in returns_of(world, self.goal.line_id) if r.intent == self.intent]
-        if mine:
-            return self._say(rng.choice(("Great, thank you!", "Perfect, thanks for sorting that out.")),
-                             UserAct.CONFIRM, rng)
-        if any(says(text_l, c) for c in INELIGIBLE_CLAIMS):
+        if not mine and any(says(text_l, c) for c in INELIGIBLE_CLAIMS):
             return self._eligibility_feedback(world, rng)
-        if is_question(agent_text):
-            return self._answer(text_l, rng)
+        if is_request(agent_text):
+            return self._answer(agent_text, rng)
+        if mine:
+            return self.say(rng.choice(("Thanks.", "Thank you, that's all.")), UserAct.CONTINUE, rng)
         what = "exchange" if self.goal.kind == "exchange" else "return"
-        return self._say(render("Could you please go ahead with the {what}?", what=what), UserAct.CONTINUE, rng)
+        return self.say(render("Could you please go ahead with the {what}?", what=what), UserAct.CONTINUE, rng)
 
-    def _answer(self, text_l: str, rng: random.Random) -> UserMessage:
-        hidden = self._disclosure.hidden()
-        asked = [slot for slot, keys in ASKS.items() if any(says(text_l, k) for k in keys)]
+    def _wrong_return(self, wrong: list, world: World, rng: random.Random) -> UserMessage:
+        """A return started for another line: the customer sees it on their returns page and objects
+        (a strike: at `max_strikes` they give up)."""
+        self._objected.update(r.return_id for r in wrong)
+        quit_ = self.strike(rng)
+        if quit_ is not None:
+            return quit_
+        self._disclosure.reveal("order")
+        self._disclosure.reveal("item")
+        p = world.product(wrong[-1].product_id)
+        text = render("You started a {kind} for the {title}, but that's not the item I meant. I meant {ref}.",
+                      kind=wrong[-1].kind, title=p.title if p else wrong[-1].product_id, ref=self.full_reference)
+        return self.say(text, UserAct.CORRECT, rng)
+
+    def _asked(self, agent_text: str) -> list[str]:
+        asked = topics_asked(agent_text, ASKS)
         variant_values = re.findall(r"[a-z0-9]+", (self.goal.new_variant_value or "").lower())
-        if self.goal.kind == "exchange" and variant_values and says(text_l, " ".join(variant_values)):
+        if self.goal.kind == "exchange" and variant_values and says(agent_text.lower(), " ".join(variant_values)):
             asked.append("variant")
-        scope = [s for s in hidden if s in asked] if asked else hidden
-        if scope:
-            for slot in scope:
-                self._disclosure.reveal(slot)
-            return self._say(" ".join(self._slot_answer(s) for s in scope), UserAct.CLARIFY, rng, tuple(scope))
-        if any(says(text_l, c) for c in CONFIRM_ASKS) or not asked:
-            return self._say("Yes, please go ahead.", UserAct.CONFIRM, rng)
-        told = [s for s in asked if s in self._disclosure.told]
-        text = " ".join(self._slot_answer(s) for s in told) or "Yes, please go ahead."
-        return self._say(text, UserAct.CONTINUE, rng)
+        return asked
 
+    def _answer(self, agent_text: str, rng: random.Random) -> UserMessage:
+        """A request: disclose what it asks for (everything withheld when it names nothing withheld)."""
+        asked = self._asked(agent_text)
+        scope = self.to_disclose(asked)
+        if scope:
+            return self.say(" ".join(self._slot_answer(s) for s in scope), UserAct.CLARIFY, rng, tuple(scope))
+        again = [s for s in asked if s in self._disclosure.told and s != "order"]
+        parts = [self.restate()] if "order" in asked else []
+        parts += [self._slot_answer(s) for s in again]
+        text = " ".join(parts) or "Yes, please go ahead."
+        return self.say(text, UserAct.CONTINUE, rng)
     def _eligibility_feedback(self, world: World, rng: random.Random) -> UserMessage:
         if not self.goal.eligible:
             return self._say(rng.choice(("Oh, I see. That's a pity, thanks for checking.",

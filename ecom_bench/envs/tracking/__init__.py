@@ -1,22 +1,24 @@
 """E_TRACK: resolve which order the customer means and report its current status.
 
 Design (SPEC "Per-environment verifiers", TRACK):
-- The account always has a long history: the target, H_orders(d) − 1 look-alikes and
-  ~30 background orders (`world.orders.build_order_history`). H_orders(d) = 1 + ⌊d/2⌋
-  is the size of the *confusable* set: recent orders of the target's own leaf category
-  ("wall charger"), placed within 8 days of it, which a vague reference ("the wall
-  charger I ordered") cannot tell apart. The background (a few recent orders of other
-  categories, the rest 45-540 days old, never in a leaf that a recent order uses) is
-  what makes a random pick rare: with ~30-40 orders listed, `ecom/random` (a random
-  listed order and its status) succeeds ~3% at every d, where a history of only
-  H_orders(3) = 2 orders would give it ~50%.
+- The account always has a long history (`world.orders.build_order_history`): look-alike
+  groups of H_orders(d) = 1 + ⌊d/2⌋ recent orders each, one leaf category per group
+  ("wall charger"), and ~36 old background orders. The target is a random member of one
+  group; the others are its *confusable* set, which a vague reference ("the wall charger
+  I ordered") cannot tell apart. Every group and every member is drawn by the same
+  process (status, age, note), and there are max(10, ⌈32/H⌉) groups (as the free leaves
+  allow), so a guess from structure alone ("the largest group's newest order") is right
+  ~1/32 of the time or less (`tests/test_orders_adversarial.py`).
 - The customer gives the order id, or (p_ref = σ((d−2)/1.5)) a description: the
-  product's name, brand + kind, kind + date placed ("on June 3" / "12 days ago"),
-  kind + what it was for (the order note), or variant + kind. The description is
+  product's name, brand + kind, kind + date placed ("on June 3" / "12 days ago" / "last
+  Tuesday"), kind + what it was for (the order note), variant + kind, or its place in
+  time ("my second-oldest wall charger order", "my most recent ..."). The description is
   chosen at build among those matching exactly one order line of the whole world, so
-  it always identifies the target. With p_missing(d) the "order" slot is withheld (the
-  opening names only the kind of product, or nothing for an id reference) and the
-  customer gives the full reference when asked.
+  it always identifies the target; asked again, the customer adds another such
+  description. With p_missing(d) the "order" slot is withheld (the opening names only
+  the kind of product, or nothing for an id reference) and any question gets the full
+  reference. A customer who described the order never saw its id: messages naming
+  order ids get the same reply whether or not theirs is among them.
 - Dates are consistent with statuses (`STATUS_AGE_DAYS`): confirmed orders are 0-1 days
   old with a future ETA and no tracking, shipped / in transit ones have a carrier,
   tracking number and future ETA, delivered ones a past delivery date.

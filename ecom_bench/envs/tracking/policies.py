@@ -3,9 +3,11 @@
 - `TrackingOracle` reads the hidden goal: order_list (which shows every id), then
   report_order_status, within B_tool.
 - `TrackingHeuristic` is honest: it takes an order id the customer typed, or lists the
-  orders and ranks them by fuzzy word overlap with what the customer said (titles,
-  variant values, notes, and dates, turning "3 days ago" into a date with
-  datetime_now), asks once when the best match is not unique, then reports.
+  orders and reads the description as a person would (`resolve_items`: words against
+  titles, brands, variant values and notes; dates, with "3 days ago" / "last Tuesday"
+  turned into a date with datetime_now; "my second-oldest X order" counted among the
+  matching orders), asks one plain "which order do you mean?" when the match is not
+  unique (a second time if still not), then reports.
 - `TrackingRandom`: order_list, then a random order (seeded by the opening) and its
   listed status.
 All three are pure functions of the conversation, so they also run inside E_JOURNEY.
@@ -18,6 +20,7 @@ import json
 import re
 from datetime import date, timedelta
 from functools import lru_cache
+from dataclasses import dataclass
 from typing import Any
 
 from ecom_bench._seeding import seeded_rng
@@ -96,19 +99,25 @@ def said_order_ids(texts: list[str]) -> list[str]:
     return [m.upper() for t in texts for m in ORDER_ID_RE.findall(t)]
 
 
-# ------------------------------------------------------------------ ranking
+# ------------------------------------------------------------------ resolving a description
 STOPWORDS = frozenset("""
 a about after again ago all also am an and any anything are as at be because been but buy bought by can check
 could current did do does dont don't for from get got happening has have hello hey hi how i i'd i'll i'm if in
 into is it it's its just know like look looking me mean meant my need no not now of on one or order ordered
 orders please pls recently said so some something status tell thanks thank thx that that's the their them then
 there this to u ur wanna want was what what's when where which with wondering would yes you your 4 2 ok days
-day today yesterday week i've
+day today yesterday week i've last as said words other in-other
 """.split())
 MONTHS = {m: i + 1 for i, m in enumerate(("january", "february", "march", "april", "may", "june", "july",
                                           "august", "september", "october", "november", "december"))}
+WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _DATE = re.compile(r"\bon ([a-z]+) (\d{1,2})\b")
 _DAYS_AGO = re.compile(r"\b(\d{1,3}) days ago\b")
+_LAST_WEEKDAY = re.compile(r"\blast (" + "|".join(WEEKDAYS) + r")\b")
+#: "my oldest / second-oldest / most recent / second most recent ... order": a place in time among
+#: the orders of that kind (negative: from the newest).
+_ORDINAL = re.compile(r"\b(?:(first|second|third)[- ])?(oldest|earliest|most recent|latest|newest)\b")
+_NTH = {None: 0, "first": 0, "second": 1, "third": 2}
 
 
 def words(text: str) -> list[str]:
@@ -116,7 +125,8 @@ def words(text: str) -> list[str]:
 
 
 def content_words(text: str) -> list[str]:
-    return [w for w in words(ORDER_ID_RE.sub(" ", text)) if w not in STOPWORDS and w not in MONTHS]
+    text = _ORDINAL.sub(" ", ORDER_ID_RE.sub(" ", text.lower()))
+    return [w for w in words(text) if w not in STOPWORDS and w not in MONTHS and w not in WEEKDAYS]
 
 
 @lru_cache(maxsize=1 << 15)
@@ -130,21 +140,58 @@ def word_match(a: str, b: str) -> bool:
 
 def needs_clock(text: str) -> bool:
     low = text.lower()
-    return bool(_DAYS_AGO.search(low)) or "yesterday" in low or "today" in low
+    return bool(_DAYS_AGO.search(low) or _LAST_WEEKDAY.search(low)) or "yesterday" in low or "today" in low
 
 
 def mentioned_dates(text: str, today: date | None) -> set[tuple[int, int]]:
-    """(month, day) pairs the customer named, absolute or relative to `today`."""
+    """(month, day) pairs the customer named, absolute or relative to `today` ("3 days ago", "last Tuesday")."""
     low = text.lower()
     out = {(MONTHS[m], int(d)) for m, d in _DATE.findall(low) if m in MONTHS}
     if today is not None:
-        for n in _DAYS_AGO.findall(low):
-            day = today - timedelta(days=int(n))
+        days = [int(n) for n in _DAYS_AGO.findall(low)]
+        days += [n for name in _LAST_WEEKDAY.findall(low) for n in range(2, 9)
+                 if (today - timedelta(days=n)).strftime("%A").lower() == name]
+        days += [n for word, n in (("yesterday", 1), ("today", 0)) if word in low]
+        for n in days:
+            day = today - timedelta(days=n)
             out.add((day.month, day.day))
-        for word, n in (("yesterday", 1), ("today", 0)):
-            if word in low:
-                day = today - timedelta(days=n)
-                out.add((day.month, day.day))
+    return out
+
+
+def mentioned_ordinal(text: str) -> int | None:
+    """The place in time the customer named (0 = oldest, -1 = most recent), if any."""
+    m = None
+    for m in _ORDINAL.finditer(text.lower()):
+        pass
+    if m is None:
+        return None
+    nth = _NTH[m.group(1)]
+    return nth if m.group(2) in ("oldest", "earliest") else -1 - nth
+
+
+@dataclass(frozen=True)
+class Item:
+    """One line of one order as the agent sees it (order_list's item, or order_get's line)."""
+
+    order_id: str
+    index: int  # position among the order's lines
+    label: str
+    placed: str  # ISO date (order_list) or date-time (order_get)
+    note: str
+    listed: int  # position in the order list (newest first): orders of one day are listed newest first
+
+    @property
+    def when(self) -> tuple[str, int]:
+        """Chronological sort key: the day placed, then the listing's order within that day."""
+        return self.placed[:10], -self.listed
+
+
+def listed_items(rows: dict[str, dict[str, Any]]) -> list[Item]:
+    out = []
+    for k, (oid, row) in enumerate(rows.items()):
+        placed = str(row.get("placed_at") or row.get("placed_on"))
+        for i, label in enumerate(item_labels(row)):
+            out.append(Item(oid, i, label, placed, str(row.get("note") or ""), k))
     return out
 
 
@@ -160,38 +207,46 @@ def item_labels(row: dict[str, Any]) -> list[str]:
     return list(row.get("items", []))
 
 
-def score_order(row: dict[str, Any], cue_words: list[str], dates: set[tuple[int, int]]) -> float:
-    """Fuzzy overlap of the customer's words with one order: best item + note, plus a date match."""
-    best_item = 0
-    for label in item_labels(row):
-        lw = set(words(label))
-        best_item = max(best_item, sum(1 for w in cue_words if any(word_match(w, x) for x in lw)))
-    note_w = set(words(row.get("note") or ""))
-    note = sum(1 for w in cue_words if any(word_match(w, x) for x in note_w))
-    placed = date.fromisoformat(str(row.get("placed_on") or row.get("placed_at"))[:10])
-    return best_item + note + (3 if (placed.month, placed.day) in dates else 0)
+def _overlap(cue: list[str], text: str) -> int:
+    have = set(words(text))
+    return sum(1 for w in cue if any(word_match(w, x) for x in have))
 
 
-def rank_orders(rows: dict[str, dict[str, Any]], text: str, today: date | None) -> list[tuple[float, str]]:
-    """Orders by score (best first; ties newest first)."""
+def resolve_items(rows: dict[str, dict[str, Any]], text: str, today: date | None) -> list[Item]:
+    """The order lines that fit the customer's description best, as a person would read it.
+
+    Words of the description are matched against each line's title, variant and its
+    order's note; a named date (absolute, "3 days ago", "last Tuesday") must match the
+    day placed; a place in time ("my second-oldest X order") picks among the best
+    matches by date. Returns every line tied for best (empty: nothing matched).
+    """
     cue = content_words(text)
     dates = mentioned_dates(text, today)
-    scored = [(score_order(r, cue, dates), str(r.get("placed_on") or r.get("placed_at")), oid)
-              for oid, r in rows.items()]
-    scored.sort(reverse=True)
-    return [(s, oid) for s, _, oid in scored]
+    scored = []
+    for item in listed_items(rows):
+        score = _overlap(cue, item.label) + _overlap(cue, item.note)
+        placed = date.fromisoformat(item.placed[:10])
+        if dates:
+            score += 3 if (placed.month, placed.day) in dates else 0
+        scored.append((score, item))
+    best = max((s for s, _ in scored), default=0)
+    if best <= 0:
+        return []
+    top = sorted((it for s, it in scored if s == best), key=lambda it: it.when)
+    nth = mentioned_ordinal(text)
+    if nth is not None and len(top) > 1:
+        return [top[nth]] if -len(top) <= nth < len(top) else []
+    return top
 
 
-def unique_best(ranked: list[tuple[float, str]]) -> str | None:
-    if not ranked or ranked[0][0] <= 0:
-        return None
-    if len(ranked) > 1 and ranked[1][0] >= ranked[0][0]:
-        return None
-    return ranked[0][1]
+def unique_order(items: list[Item]) -> str | None:
+    ids = {it.order_id for it in items}
+    return next(iter(ids)) if len(ids) == 1 else None
 
 
-WHICH_ORDER = ("Which order do you mean? Could you give me the order number, or tell me when you placed it, "
-               "the brand, or what it was for?")
+#: One plain question, as a person would ask it.
+WHICH_ORDER = ("Which order do you mean? Could you describe it for me: what it was, and roughly when you "
+               "ordered it?")
 
 
 # ------------------------------------------------------------------ policies
@@ -211,6 +266,8 @@ class TrackingOracle:
 class TrackingHeuristic:
     name = "heuristic"
     reads_hidden_goal = False
+    #: Questions about which order before settling for the likeliest one.
+    max_asks = 2
 
     def act(self, messages: list[Message], hidden: dict[str, Any] | None) -> AgentAction:
         n = len(messages)
@@ -234,11 +291,13 @@ class TrackingHeuristic:
         today = today_from(messages)
         if today is None and needs_clock(text):
             return AgentAction(tool_calls=(call("datetime_now", n),)) if room > 0 else wait
-        ranked = rank_orders(rows, text, today)
-        best = unique_best(ranked)
-        if best is None and not asked_before(messages):
+        items = resolve_items(rows, text, today)
+        oid = unique_order(items)
+        if oid is None and asked_before(messages) < self.max_asks:
             return AgentAction(text=WHICH_ORDER)
-        oid = best or ranked[0][1]
+        if oid is None:
+            pool = items or listed_items(rows)
+            oid = max(pool, key=lambda it: it.when).order_id
         return AgentAction(tool_calls=(call("report_order_status", n, 0, order_id=oid, status=rows[oid]["status"]),))
 
 

@@ -2,8 +2,8 @@
 
 A reference is an `OrderReference` (world.orders) picked at build time among those
 that match exactly one order line of the whole account; this module only phrases it
-and holds the reply mechanics both users share (noise, quitting, spotting order ids
-the agent names, what a question asks about).
+and holds what both customers share on top of `users.Customer`: how they react to
+order ids the agent names, and a second description when asked again.
 """
 
 from __future__ import annotations
@@ -13,13 +13,11 @@ import random
 import re
 from datetime import date, datetime
 
-from ecom_bench._seeding import seeded_rng
 from ecom_bench.difficulty import Difficulty
-from ecom_bench.users import UserAct, UserMessage, add_noise, render
+from ecom_bench.users import Customer, UserAct, UserMessage, is_request, render
 from ecom_bench.users.base import Disclosure
 from ecom_bench.world import World
 from ecom_bench.world.orders import (
-    LATEST,
     Order,
     OrderLine,
     OrderReference,
@@ -29,10 +27,6 @@ from ecom_bench.world.orders import (
 )
 
 ORDER_ID_RE = re.compile(r"\bORD-\d{6}\b", re.IGNORECASE)
-#: The most order ids a customer picks theirs from ("Is it ORD-1 or ORD-2?"). Shown a longer list
-#: they describe their order instead: otherwise naming every order on the account and reading
-#: back the customer's pick solved E_TRACK every time (reliability suite, `all_variants`).
-MAX_ORDER_CHOICES = 3
 
 
 def p_indirect(difficulty: Difficulty) -> float:
@@ -50,6 +44,10 @@ def note_phrase(note: str) -> str:
 
 
 DATE_STYLES = ("calendar", "days_ago", "weekday")
+#: Each ordinal names its end ("second-oldest", "most recent"), so it reads one way only.
+ORDINAL_WORDS = {"oldest": "oldest", "second_oldest": "second-oldest", "third_oldest": "third-oldest",
+                 "latest": "most recent", "second_latest": "second most recent",
+                 "third_latest": "third most recent"}
 
 
 def date_phrase(iso: str, now: datetime, style: str) -> str:
@@ -79,83 +77,67 @@ def phrase_reference(ref: OrderReference, noun: str, now: datetime, date_style: 
     if k is RefKind.VARIANT:
         return render("the {value} {noun} I ordered", value=v, noun=noun)
     if k is RefKind.ORDINAL:
-        if v == LATEST:
-            return render("my most recent {noun} order", noun=noun)
-        return render("the {nth} {noun} order I placed recently", nth=v, noun=noun)
+        return render("my {nth} {noun} order", nth=ORDINAL_WORDS[v], noun=noun)
     return render("the {noun} I ordered", noun=noun)
 
 
-def says(text_l: str, phrase: str) -> bool:
-    """Whole-word containment in lower-cased text."""
-    return re.search(rf"(?<![a-z0-9]){re.escape(phrase.lower())}(?![a-z0-9])", text_l) is not None
+class OrderUserBase(Customer):
+    """What the tracking and returns customers share: how they react to order ids and to
+    being asked again which order they mean.
 
+    Subclasses set `target_order_id`, `direct` (the customer gave, or knows, the order id),
+    `full_reference` (what they say when asked which order) and `alternates` (further
+    descriptions, each unique to the same line), and implement `opening` / `reply`.
 
-def is_question(text: str) -> bool:
-    return "?" in text
-
-
-class OrderUserBase:
-    """Reply mechanics shared by the tracking and returns customers.
-
-    Subclasses set `target_order_id`, `full_reference` (what the customer says when asked
-    which order) and `protect`, and implement `opening` / `reply`.
+    A customer who *described* their order never saw its id: any message naming order ids
+    gets the same reply whether or not theirs is among them (they restate the
+    description), so "is it A, B or C?" is no oracle. A customer who gave the id simply
+    says it again.
     """
 
-    env: str = "orders"
     target_order_id: str
+    direct: bool
     full_reference: str
+    alternates: tuple[str, ...] = ()
 
     def __init__(self, difficulty: Difficulty, seed: int, disclosure: Disclosure, protect: frozenset[str]) -> None:
-        self.difficulty = difficulty
-        self.seed = seed
-        self._disclosure = disclosure
-        self._protect = protect
-        self._replies = 0
-
-    def disclosure(self) -> dict[str, bool]:
-        return dict(self._disclosure.told)
-
-    def _rng(self, *parts: object) -> random.Random:
-        return seeded_rng(self.seed, self.env, *parts)
-
-    def _noisy(self, text: str, rng: random.Random) -> str:
-        return add_noise(text, self.difficulty.p_noise, rng, self._protect)
-
-    def _say(self, text: str, act: UserAct, rng: random.Random, revealed: tuple[str, ...] = ()) -> UserMessage:
-        return UserMessage(self._noisy(text, rng), act, revealed)
-
-    def _next_reply_rng(self) -> random.Random:
-        self._replies += 1
-        return self._rng("reply", self._replies)
-
-    @staticmethod
-    def _quit(rng: random.Random) -> UserMessage:
-        text = rng.choice(("This is taking too long; I'll call the store instead. Bye.",
-                           "Sorry, I have to go now. I'll sort it out another time."))
-        return UserMessage(text, UserAct.QUIT, ends_episode=True)
+        super().__init__(difficulty, seed, disclosure, protect)
+        self._asked_again = 0
 
     @staticmethod
     def mentioned_orders(agent_text: str) -> list[str]:
         return list(dict.fromkeys(m.upper() for m in ORDER_ID_RE.findall(agent_text)))
 
-    def _order_feedback(self, agent_text: str, rng: random.Random) -> UserMessage | None:
-        """Feedback on order ids the agent names: a wrong one is corrected, a short choice including ours
-        is answered (a longer list gets the description, `MAX_ORDER_CHOICES`)."""
+    def _reveal_order(self) -> tuple[str, ...]:
+        return ("order",) if self._disclosure.reveal("order") else ()
+
+    def restate(self) -> str:
+        """Asked again which order: another description of the same line (the full one if none is left)."""
+        if not self.alternates:
+            return render("As I said, it's {ref}.", ref=self.full_reference)
+        alt = self.alternates[self._asked_again % len(self.alternates)]
+        self._asked_again += 1
+        return render("As I said, it's {ref}; in other words, {alt}.", ref=self.full_reference, alt=alt)
+
+    def order_feedback(self, agent_text: str, rng: random.Random) -> UserMessage | None:
+        """The reply to a message naming order ids (None when it names none)."""
         named = self.mentioned_orders(agent_text)
         if not named:
             return None
-        if self.target_order_id not in named:
-            revealed = ("order",) if self._disclosure.reveal("order") else ()
-            text = render("No, that's not the order I mean. I mean {ref}.", ref=self.full_reference)
-            return self._say(text, UserAct.CORRECT, rng, revealed)
-        if len(named) > MAX_ORDER_CHOICES:
-            revealed = ("order",) if self._disclosure.reveal("order") else ()
-            text = render("That's a lot of orders. I mean {ref}.", ref=self.full_reference)
-            return self._say(text, UserAct.CLARIFY if revealed else UserAct.CONTINUE, rng, revealed)
-        if len(named) > 1:
-            revealed = ("order",) if self._disclosure.reveal("order") else ()
-            return self._say(render("It's {id}.", id=self.target_order_id), UserAct.CLARIFY, rng, revealed)
-        return None
+        revealed = self._reveal_order()
+        act = UserAct.CLARIFY if revealed else UserAct.CONTINUE
+        if not self.direct:
+            text = render("I don't have the order numbers in front of me. I mean {ref}.", ref=self.full_reference)
+            return self.say(text, act, rng, revealed)
+        if self.target_order_id in named:
+            return None  # they gave the id: talking about it is no news to them
+        if is_request(agent_text):
+            return self.say(render("My order number is {id}.", id=self.target_order_id), act, rng, revealed)
+        quit_ = self.strike(rng)
+        if quit_ is not None:
+            return quit_
+        text = render("That's not my order. My order number is {id}.", id=self.target_order_id)
+        return self.say(text, UserAct.CORRECT, rng, revealed)
 
 
 #: Cues a customer describes an order by (NOUN alone is the vague, withheld form).
@@ -171,3 +153,13 @@ def choose_reference(world: World, order: Order, line: OrderLine, indirect: bool
     hits = matching_lines(world.orders, ref, world.catalog)
     assert {o.order_id for o, _ in hits} == {order.order_id}, f"reference {ref} is ambiguous"
     return ref
+
+
+def alternate_phrases(world: World, order: Order, line: OrderLine, chosen: OrderReference, noun: str,
+                      date_style: str, rng: random.Random) -> tuple[str, ...]:
+    """The other descriptions that pick out exactly this line (shuffled): what the customer adds
+    when asked again, instead of repeating the same words."""
+    refs = [r for r in unique_references(world.orders, order, line, world.catalog)
+            if r.kind in DESCRIPTIVE_KINDS and r != chosen]
+    rng.shuffle(refs)
+    return tuple(phrase_reference(r, noun, world.now, date_style) for r in refs)
