@@ -45,6 +45,8 @@ class Customer:
     rng_prefix: ClassVar[tuple[str, ...]] = ()
     #: Mistakes the customer objects to before giving up (the last objection is the goodbye).
     max_strikes: ClassVar[int] = 2
+    #: What an opening says when something is withheld (an env may word it for its own request).
+    missing_signals: ClassVar[tuple[str, ...]] = MISSING_SIGNALS
 
     def __init__(self, difficulty: Difficulty, seed: int, disclosure: Disclosure,
                  protect: Iterable[str] = ()) -> None:
@@ -80,7 +82,7 @@ class Customer:
 
     def missing_signal(self, rng: random.Random) -> str:
         """What an opening says when something is withheld ("" when nothing is)."""
-        return rng.choice(MISSING_SIGNALS) if self.withheld() else ""
+        return rng.choice(self.missing_signals) if self.withheld() else ""
 
     # -------------------------------------------------------------- words
     def rng(self, *parts: object) -> random.Random:

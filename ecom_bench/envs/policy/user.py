@@ -53,6 +53,9 @@ def join_facts(facts: list[str], *, capital: bool = True) -> str:
 class PolicyUser(Customer):
     """The simulated customer of one E_POLICY episode."""
 
+    #: Policy wording: the customer knows more about their case, not "requirements".
+    missing_signals: ClassVar[tuple[str, ...]] = POLICY_MISSING_SIGNALS
+
     rng_prefix: ClassVar[tuple[str, ...]] = ("policy-user",)
 
     def __init__(self, goal: PolicyGoal, difficulty: Difficulty, seed: int, disclosure: Disclosure) -> None:
@@ -61,10 +64,6 @@ class PolicyUser(Customer):
             protect.update(slot.choices)
         super().__init__(difficulty, seed, disclosure, protect)
         self.goal = goal
-
-    def missing_signal(self, rng: random.Random) -> str:
-        """Policy wording: the customer knows more about their case, not "requirements"."""
-        return rng.choice(POLICY_MISSING_SIGNALS) if self.withheld() else ""
 
     # ---------------------------------------------------------------- API
     def opening(self) -> UserMessage:

@@ -102,6 +102,8 @@ class UserScript:
 
 class ReturnsUser(OrderUserBase):
     rng_prefix: ClassVar[tuple[str, ...]] = ("returns",)
+    missing_signals: ClassVar[tuple[str, ...]] = ("I can give you more details if you need them.",
+                                                  "Just ask if you need anything else from me.")
 
     def __init__(self, goal: ReturnsGoal, script: UserScript, difficulty: Difficulty, seed: int,
                  disclosure: Disclosure, intent: int = 0, alternates: tuple[str, ...] = ()) -> None:
