@@ -4,7 +4,7 @@ The questions come from `tests/data/questions_heldout.json`, written by someone 
 saw the customers' code, so they test understanding, not our keywords. Every customer
 is asked each question once, at the start of episodes where something is withheld:
 
-* a *generic* question (requirements, "anything else?", which order, which item)
+* a *generic* question (requirements, "anything else?"; for tracking, which order)
   discloses at least 95% of the withheld slots (in fact all: the rule is "a request
   naming no withheld slot gets everything", `Customer.to_disclose`);
 * *any* question, specific ones included, is never stonewalled: while something is
@@ -31,8 +31,8 @@ QUESTIONS = json.loads((Path(__file__).parent / "data" / "questions_heldout.json
 INTENTS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "discovery": (("requirements", "anything_else"), ("budget", "brand", "rating", "shipping")),
     "substitution": (("requirements", "anything_else"), ("budget", "brand", "rating", "shipping")),
-    "returns": (("which_order", "which_item", "anything_else"), ("return_reason", "return_method",
-                                                                 "exchange_variant")),
+    "returns": (("anything_else",), ("which_order", "which_item", "return_reason", "return_method",
+                                      "exchange_variant")),
     "tracking": (("which_order", "anything_else"), ()),
     "cart": (("anything_else",), ("cart_variant", "cart_quantity")),
     "bundle": (("requirements", "anything_else"), ("budget",)),
