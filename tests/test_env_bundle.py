@@ -211,8 +211,9 @@ def test_user_reviews_a_proposed_list(context):
     goal: BundleGoal = ep.problem.goal
     ids = [i.product_id for i in goal.items]
     reply = ep.agent_message("How about " + ", ".join(ids[1:]) + "?")
-    assert reply.act is UserAct.CORRECT and "missing" in reply.text
-    assert item_name(goal.items[0].category) in reply.text
+    # the kind of problem, never the answer: which item is missing is not read out (issue 9)
+    assert reply.act is UserAct.CORRECT and not reply.revealed
+    assert item_name(goal.items[0].category) not in reply.text
     reply = ep.agent_message("Then: " + ", ".join(ids) + ". OK?")
     assert reply.act is UserAct.CONFIRM and "submit" in reply.text
 

@@ -11,8 +11,10 @@
   whether it is needed. CLARIFY only when something withheld was disclosed; "That's
   everything on my list" is a CONTINUE, so padding messages with questions earns nothing.
 * A proposal (a message naming catalogue product ids) is reviewed with the verifier's
-  own rule (`goal.assess`): what is missing, unwanted, duplicated, out of stock or over
-  budget (CORRECT, revealing what it mentions), or a confirmation (CONFIRM).
+  own rule (`goal.assess`): the *kinds* of problem (something missing, unwanted,
+  doubled, over budget, breaking a requirement; CORRECT, disclosing nothing, and a
+  `strike`: the second bad list ends the chat), sold-out picks by name, or a
+  confirmation (CONFIRM).
 * Stock-outs the agent triggered are announced in the next reply; QUIT on the last turn.
 """
 
@@ -194,38 +196,35 @@ class BundleUser(Customer):
 
     # ---------------------------------------------------------- proposals
     def _review(self, proposed: list[str], world: World, news: list[str], rng: random.Random) -> UserMessage:
+        """The customer's look at a proposed list: the kinds of problem, never the answer.
+
+        It says *that* something is missing, unwanted, doubled, over budget or breaks a
+        requirement, but not which item or category, nor a value (the request said what it
+        could; withheld items come when asked). Each list with such a problem costs patience
+        (`strike`). Reading the answer out ("you're still missing a tent; I don't need a
+        jigsaw puzzle ...") let an agent that never read the request build the bundle from
+        the reviews alone (77% of d = 3 episodes, found by an outside red team). Sold-out
+        proposals are named and cost nothing: the world changed, not the agent.
+        """
         a = assess(self.goal, proposed, world)
         problems = list(news)
-        revealed: list[str] = []
-        if a.missing:
-            for c in a.missing:
-                slot = self.goal.item(c).slot  # type: ignore[union-attr]
-                if self._disclosure.reveal(slot):
-                    revealed.append(slot)
-            problems.append(render("You're still missing {items}.", items=listing([with_article(c)
-                                                                                  for c in a.missing])))
         for pid, _ in a.out_of_stock:
             if not any(pid in n for n in news):
                 problems.append(render("The {name} ({pid}) is out of stock.",
                                        name=short_name(world.product(pid)), pid=pid))
-        for pid, rule in a.violations:
-            if self._disclosure.reveal(rule.slot):
-                revealed.append(rule.slot)
-            problems.append(render("The {name} ({pid}) {why}.", name=short_name(world.product(pid)), pid=pid,
-                                   why=rule.violation(world.product(pid))))
-        for pid, cat in a.extra:
-            problems.append(render("I don't need {what}, so please drop the {name} ({pid}).",
-                                   what=with_article(cat), name=short_name(world.product(pid)), pid=pid))
-        for pid, cat in a.duplicates:
-            problems.append(render("I only need one {what}; please drop the {name} ({pid}).",
-                                   what=item_name(cat), name=short_name(world.product(pid)), pid=pid))
-        if a.over_budget > 0:
-            if self._disclosure.reveal(BUDGET_SLOT):
-                revealed.append(BUDGET_SLOT)
-            problems.append(render("That comes to {total}, over my budget of {b}.", total=money(a.total),
-                                   b=money(self.goal.budget or 0)))
+        kinds = [text for wrong, text in (
+            (a.missing, "That's not everything I need yet."),
+            (a.extra, "Some of these aren't things I need."),
+            (a.duplicates, "I only need one of each thing."),
+            (a.violations, "Some of these don't meet my requirements."),
+            (a.over_budget > 0, "That's over my budget."),
+        ) if wrong]
+        if kinds:
+            if (goodbye := self.strike(rng)) is not None:
+                return goodbye
+            return self._say(problems + kinds, UserAct.CORRECT, rng)
         if problems:
-            return self._say(problems, UserAct.CORRECT, rng, revealed)
+            return self._say(problems, UserAct.CORRECT, rng)
         text = rng.choice(("That looks perfect. Please submit that list.",
                            "Great, that's everything I need. Go ahead and submit it.",
                            "Yes, that list works for me. Please submit it."))

@@ -26,7 +26,7 @@ from ecom_bench.envs.tracking.references import OrderUserBase
 from ecom_bench.users import UserAct, UserMessage, is_request, render, says, topics_asked
 from ecom_bench.users.base import Disclosure
 from ecom_bench.world import World
-from ecom_bench.world.orders import RefKind, find_order, returns_of
+from ecom_bench.world.orders import RefKind, returns_of
 
 REASON_PHRASES = {
     "defective": ("It stopped working after a few days.", "It's defective: it doesn't work properly."),
@@ -69,6 +69,8 @@ ASKS = {
 INELIGIBLE_CLAIMS = ("not eligible", "ineligible", "can't be returned", "cannot be returned", "can not be returned",
                      "final sale", "final-sale", "window has closed", "window closed", "past the return window",
                      "already been returned", "already returned", "not returnable", "isn't returnable")
+INELIGIBLE_REPLIES = ("Oh. I'll trust you've checked the store's rules for my order.",
+                      "I see. Please make sure you've looked at the right order.")
 GREETINGS = ("Hi!", "Hello,", "Hey there.", "Hi there,", "")
 CLOSINGS = ("Thanks!", "Thank you.", "")
 
@@ -186,7 +188,7 @@ class ReturnsUser(OrderUserBase):
             return feedback
         text_l = agent_text.lower()
         if not mine and any(says(text_l, c) for c in INELIGIBLE_CLAIMS):
-            return self._eligibility_feedback(world, rng)
+            return self._eligibility_feedback(rng)
         if is_request(agent_text):
             return self._answer(agent_text, rng)
         if mine:
@@ -226,12 +228,13 @@ class ReturnsUser(OrderUserBase):
         parts += [self._slot_answer(s) for s in again]
         text = " ".join(parts) or "Yes, please go ahead."
         return self.say(text, UserAct.CONTINUE, rng)
-    def _eligibility_feedback(self, world: World, rng: random.Random) -> UserMessage:
-        if not self.goal.eligible:
-            return self._say(rng.choice(("Oh, I see. That's a pity, thanks for checking.",
-                                         "Ah, okay. Thanks for letting me know.")), UserAct.CONFIRM, rng)
-        order = find_order(world, self.goal.order_id)
-        days = (world.now.date() - order.delivered_at.date()).days if order and order.delivered_at else 0
-        text = render("Are you sure? It was delivered {days} days ago, and your return window is {window} days.",
-                      days=days, window=self.script.window)
-        return self._say(text, UserAct.CORRECT, rng)
+
+    def _eligibility_feedback(self, rng: random.Random) -> UserMessage:
+        """The agent says the item cannot be returned: the customer cannot check store rules.
+
+        The same reply whether the claim is true or not, and not excused: the customer's
+        dispute used to read out the delivery age and the window ("delivered 12 days ago,
+        your window is 30 days"), which located the line without reading the request, and
+        its "that's a pity" (a free CONFIRM) confirmed ineligibility (outside red team).
+        """
+        return self.say(rng.choice(INELIGIBLE_REPLIES), UserAct.CONTINUE, rng)
