@@ -41,6 +41,11 @@ def examples(n: int) -> int:
     return n * LONG_FACTOR if _long_run[0] else n
 
 
+def long_run() -> bool:
+    """Whether this is a `--long` run (sweep more difficulties)."""
+    return _long_run[0]
+
+
 def pytest_configure(config: pytest.Config) -> None:
     _long_run[0] = bool(config.getoption("--long"))
     settings.load_profile("long" if _long_run[0] else "ci")

@@ -1,0 +1,47 @@
+"""What the outside red team found, held to the bar after the fixes it prompted (issue 9).
+
+* bundle_blind: never reads the request; the customer's review of a bogus proposal read out
+  every missing category and the budget (77% of d = 3 episodes). Now the review names only
+  kinds of problem and costs patience.
+* returns_probe: a false "not eligible" drew the delivery age and the return window, which
+  located the line (50% at d = 3), and a free "that's a pity" CONFIRM when it was true.
+  Now the customer answers such a claim the same way whether it is true or not.
+* An honest agent that tells the customer an item cannot be returned crashed the customer
+  (a leftover call to a removed method): it must get a reply.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from conftest import examples, long_run
+from ecom_bench.runner import make_episode, run_policy
+from red_team.bundle_blind import BundleBlind
+from red_team.returns_probe import ReturnsProbe
+
+pytestmark = pytest.mark.reliability
+
+CASES = [pytest.param("bundle", BundleBlind, id="bundle_blind"),
+         pytest.param("returns", ReturnsProbe, id="returns_probe")]
+
+
+@pytest.mark.parametrize(("env", "policy_cls"), CASES)
+def test_red_team_strategy_stays_under_the_bar(context, env, policy_cls):
+    for d in ((3, 6, 9, 12) if long_run() else (3, 12)):
+        n = examples(25)
+        wins = sum(run_policy(make_episode(env, d, 0, i, context=context), policy_cls()).result.reward.success
+                   for i in range(n))
+        assert wins <= max(1, 0.05 * n), f"{policy_cls.__name__} on {env} at d={d}: {wins} of {n}"
+
+
+@pytest.mark.parametrize("d", [3, 6, 9])
+def test_telling_the_customer_an_item_is_not_returnable_gets_the_same_reply_either_way(context, d):
+    replies = {}
+    for i in range(8):
+        episode = make_episode("returns", d, 0, i, context=context)
+        reply = episode.agent_message("I checked the store rule: this item can't be returned, "
+                                      "the return window has closed.")
+        assert reply is not None and reply.text and not reply.excused
+        replies.setdefault(episode.problem.goal.eligible, set()).add(reply.act)
+        assert "days ago" not in reply.text and "window is" not in reply.text
+    assert len({act for acts in replies.values() for act in acts}) == 1
