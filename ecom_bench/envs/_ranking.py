@@ -13,7 +13,7 @@ oracle and random agents, which play both envs the same way.
   Per-constraint satisfaction is 1 when met; categorical misses are 0; numeric misses
   decay (10% over budget → 0.5, a quarter star short → 0.5, one day late → 0.5).
   s(p) is the mean over the constraints.
-* **Pool (SPEC pitfall 1).** The verifier computes its own evaluation pool from the
+* **Pool (docs/design.md §Upstream pitfalls, 1).** The verifier computes its own evaluation pool from the
   catalogue: the top-500 products by s(p) (ties by catalogue order), restricted by an
   env's hard gate (E_SUB: compatibility, not the original). The pool fixes the ideal
   DCG; a recommended product outside it is still graded by the same formula.
@@ -161,7 +161,7 @@ def constraints_from(product: Product, rng: random.Random, m: int, difficulty: D
 
     The category is always stated and not counted in m: a one-word search gets it right
     for free, so counting it let random lists pass at low d. The m constraints are the
-    budget price·(1+δ), δ ~ U(0, 0.5·e^(−d/5)) (SPEC), then m−1 of brand, min rating, max
+    budget price·(1+δ), δ ~ U(0, 0.5·e^(−d/5)) (docs/design.md), then m−1 of brand, min rating, max
     ship days and the attribute values not in `skip_attributes`; m is capped at the types
     the product has (at least 6: brand, rating, ship days and 2+ attributes, + budget).
     """

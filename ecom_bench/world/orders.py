@@ -2,7 +2,7 @@
 
 E_TRACK, E_RETURN and E_JOURNEY share this module, so a tracking target, a return
 target and their look-alikes are built the same way, and the tools, the users and
-the verifiers read the same objects (SPEC pitfall 3: nothing is rebuilt).
+the verifiers read the same objects (docs/design.md §Upstream pitfalls, 3: nothing is rebuilt).
 
 Store rules (also what `return_check_eligibility` applies):
 

@@ -37,7 +37,7 @@ from ecom_bench.world import World
 from ecom_bench.world.state import StockOut
 
 MAX_CATEGORIES = 12
-P_BUDGET = 0.6  # SPEC: a budget for d >= 2 with probability 0.6
+P_BUDGET = 0.6  # docs/design.md: a budget for d >= 2 with probability 0.6
 BUDGET_MIN_LEVEL = 2
 BUDGET_REFERENCE_K = 3
 MAX_CONSTRAINTS = 2
@@ -46,7 +46,7 @@ CONSTRAINT_VALUES: dict[str, tuple[float, ...]] = {"min_rating": (4.0, 4.3, 4.5)
 
 
 def bundle_size(level: int) -> int:
-    """n = min(12, 3 + ⌊d/2⌋) required categories (SPEC)."""
+    """n = min(12, 3 + ⌊d/2⌋) required categories (docs/design.md)."""
     return min(MAX_CATEGORIES, 3 + level // 2)
 
 

@@ -4,7 +4,7 @@
 agent proposes in a message), so the user never approves a list the verifier would
 fault, nor complains about one it accepts.
 
-Counting rule (SPEC: F1 over categories, made precise):
+Counting rule (docs/design.md: F1 over categories, made precise):
 * a submitted product *covers* its leaf category when it is in stock at the end,
   meets the bundle-wide constraints (e.g. "rated 4.3 stars or better", "arrives within
   3 days"), and the category is required and not already covered by an earlier

@@ -1,7 +1,7 @@
 """E_BUNDLE's project templates: what a shopper needs for a project, as catalogue leaves.
 
 Every category named here is a leaf of `ecom_bench.catalog.taxonomy` (checked at
-import: SPEC pitfall 4, upstream's required categories never matched the catalogue).
+import: docs/design.md §Upstream pitfalls, 4: upstream's required categories never matched the catalogue).
 A task needs n = min(12, 3+⌊d/2⌋) categories; one project holds 6-10, so a larger
 task *composes* projects: the primary one first, then further projects (in a seeded
 order) until n categories are available ("a camping trip, and I'm also getting a new

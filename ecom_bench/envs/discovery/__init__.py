@@ -4,7 +4,7 @@ generator.py draws a hidden in-stock target and m constraints it meets (budget
 price·(1+δ), its leaf category, then brand / rating / ship days / attribute values);
 user.py is the shopper (strategic omission with a signal that more is withheld,
 answers to any plain question, feedback on proposals that is no oracle and costs
-patience); verifier.py scores the list with SPEC's formula over a pool computed from
+patience); verifier.py scores the list with the design's formula (docs/design.md) over a pool computed from
 the catalogue (`envs._ranking`); policies.py holds the scripted agents.
 
 Success is validity: every pick is in stock and meets every constraint, and the list
@@ -12,7 +12,7 @@ has k picks (or every product that qualifies, when fewer do). Ranking by the hid
 persona lives only in r_task (the nDCG term): the persona is never told, so success
 cannot fairly depend on it (the old nDCG@k >= 0.6 condition was met by every valid
 list anyway). The leaf category is the request's subject, always stated and
-not counted in m (SPEC counts it among the m−1 others; a plain search gets it right for
+not counted in m (the design counts it among the m−1 others; a plain search gets it right for
 free, which let random lists pass). m is capped at the constraint types the target has
 (budget, brand, rating, ship days and its 2-4 attributes: 6-8), so m stops growing from
 d = 10-14 on.

@@ -1,4 +1,4 @@
-"""E_PD verifier (SPEC's reference formula, with the pool computed from the catalogue).
+"""E_PD verifier (docs/design.md §Per-environment verifiers, with the pool computed from the catalogue).
 
 r_task = clip(0.55·(2·nDCG@k − 1) + 0.35·(2·s_best^α − 1) + 0.10·(1 − 2·OOS share)),
 α = 4 + ⌊d/4⌋, s_best = the best s(p) in the list. Upstream's third term, −OOS share,

@@ -1,4 +1,4 @@
-"""E_POLICY's hidden goal and the answer-scoring rule (SPEC "Per-environment verifiers")."""
+"""E_POLICY's hidden goal and the answer-scoring rule (docs/design.md §Per-environment verifiers)."""
 
 from __future__ import annotations
 
@@ -39,7 +39,7 @@ class PolicyGoal:
 
 
 def ratio_reward(given: float, expected: float) -> float:
-    """SPEC's numeric r_task = 2·(min(a, b)/max(a, b))^4 − 1, made total over the reals.
+    """The design's numeric r_task = 2·(min(a, b)/max(a, b))^4 − 1, made total over the reals.
 
     Equal values (0 and 0 included) score +1. Otherwise the ratio is of magnitudes when
     both have the same sign; a zero against a non-zero, or opposite signs, is ratio 0,

@@ -4,7 +4,7 @@ The customer names the original p0 (out of stock from the start; also in the vis
 history). A substitute must offer p0's value of p0's variant attribute (connector,
 size, material, ...) and meet the m constraints (drawn from a hidden solvable
 substitute, as in E_PD). Scoring, pool and the success rule are `envs._ranking`'s;
-r_task is SPEC's 0.8·nDCG term + 0.2·OOS term (centred, so a perfect
+r_task is the design's 0.8·nDCG term + 0.2·OOS term (centred, so a perfect
 list scores +1). Success is validity: every pick is in stock, compatible, not p0 and
 meets every constraint, and the list has k picks (or all that qualify); the order
 (similarity to p0, constraint fit) is scored by r_task only.

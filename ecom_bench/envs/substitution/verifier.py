@@ -1,10 +1,10 @@
 """E_SUB verifier: r_task = clip(0.8·(2·nDCG@k − 1) + 0.2·(1 − 2·OOS share)).
 
-SPEC's OOS term is −share, which capped a perfect list at 0.80; centred like the nDCG
+The design's OOS term is −share, which capped a perfect list at 0.80; centred like the nDCG
 term (2·in-stock share − 1), a perfect list scores +1 as in every other env.
 
 rel = (1 + base′)/2 for in-stock, compatible products other than p0 that meet every
-constraint, base = λ·sim(p, p0) + (1−λ)·s(p) (SPEC's formula, rescaled over the pool);
+constraint, base = λ·sim(p, p0) + (1−λ)·s(p) (the design's formula, rescaled over the pool);
 0 otherwise, so the original, incompatible and out-of-stock picks earn nothing.
 Success: every pick is such a product and the list has k picks, or all that qualify
 (`envs._ranking`); the order counts in r_task only.

@@ -1,6 +1,6 @@
 """E_TRACK: resolve which order the customer means and report its current status.
 
-Design (SPEC "Per-environment verifiers", TRACK):
+Design (docs/design.md §Per-environment verifiers, TRACK):
 - The account always has a long history (`world.orders.build_order_history`): look-alike
   groups of H_orders(d) = 1 + ⌊d/2⌋ recent orders each, one leaf category per group
   ("wall charger"), and ~36 old background orders. The target is a random member of one

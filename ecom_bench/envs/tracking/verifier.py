@@ -1,7 +1,7 @@
 """E_TRACK verifier: r_task = 2·(0.5·[order id right] + 0.5·[status right]) − 1; success = both right.
 
 The status is compared with the target order's status in the world the tools read,
-and the answer schema carries it (SPEC pitfall 2).
+and the answer schema carries it (docs/design.md §Upstream pitfalls, 2).
 """
 
 from __future__ import annotations
