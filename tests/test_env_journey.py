@@ -71,7 +71,7 @@ def test_context_switch_interrupts_and_resumes(context):
     reply = ep.agent_message("Sure, let me look into that. Could you tell me a bit more?")
     assert request_opening(reply.text)[0] == "switch"
     assert goal.openings[1] in reply.text and ep.world.intent == 1
-    assert reply.act is UserAct.CONTINUE
+    assert reply.act is UserAct.CLARIFY and reply.excused  # the customer switched: its turn, not the agent's
 
 
 def test_oracle_handles_switches(context):

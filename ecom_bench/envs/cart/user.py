@@ -90,7 +90,8 @@ class CartUser(Customer):
 
     def __init__(self, goal: CartGoal, products: dict[str, Product], difficulty: Difficulty,
                  seed: int, disclosure: Disclosure) -> None:
-        protect = {t.variant_value for t in goal.targets if t.variant_value}
+        # the values that matter are never noised: variant values and the names that identify the items
+        protect = {t.variant_value for t in goal.targets if t.variant_value} | {t.short_name for t in goal.targets}
         for p in products.values():
             protect.update(v.value for v in p.variants)
         super().__init__(difficulty, seed, disclosure, protect)

@@ -73,7 +73,8 @@ class JourneyUser:
             self._switched_to.add(nxt)
             world.intent = nxt
             text = render("{prefix} {text}", prefix=rng.choice(SWITCH_PREFIXES), text=self.goal.openings[nxt])
-            return UserMessage(text, UserAct.CONTINUE)
+            # The customer's own doing: the turn is excused (it left the agent's question unanswered).
+            return UserMessage(text, UserAct.CLARIFY, (f"{nxt}:request",))
         return self.users[active].reply(agent_text, world, last_turn=False)
 
     def disclosure(self) -> dict[str, bool]:
