@@ -8,6 +8,9 @@
   Now the customer answers such a claim the same way whether it is true or not.
 * An honest agent that tells the customer an item cannot be returned crashed the customer
   (a leftover call to a removed method): it must get a reply.
+* oos_oracle (second red team): what sells out mid-dialogue is drawn from the products that
+  fit the request best, so searching twice and filtering on what vanished is a side channel.
+  It stayed at 0 of 40 per d (few products qualify at high d); held to the bar here.
 """
 
 from __future__ import annotations
@@ -17,12 +20,15 @@ import pytest
 from conftest import examples, long_run
 from ecom_bench.runner import make_episode, run_policy
 from red_team.bundle_blind import BundleBlind
+from red_team.oos_oracle import OOSOracle
 from red_team.returns_probe import ReturnsProbe
 
 pytestmark = pytest.mark.reliability
 
 CASES = [pytest.param("bundle", BundleBlind, id="bundle_blind"),
-         pytest.param("returns", ReturnsProbe, id="returns_probe")]
+         pytest.param("returns", ReturnsProbe, id="returns_probe"),
+         pytest.param("discovery", lambda: OOSOracle("discovery"), id="oos_oracle-discovery"),
+         pytest.param("substitution", lambda: OOSOracle("substitution"), id="oos_oracle-substitution")]
 
 
 @pytest.mark.parametrize(("env", "policy_cls"), CASES)
@@ -31,7 +37,7 @@ def test_red_team_strategy_stays_under_the_bar(context, env, policy_cls):
         n = examples(25)
         wins = sum(run_policy(make_episode(env, d, 0, i, context=context), policy_cls()).result.reward.success
                    for i in range(n))
-        assert wins <= max(1, 0.05 * n), f"{policy_cls.__name__} on {env} at d={d}: {wins} of {n}"
+        assert wins <= max(1, 0.05 * n), f"{policy_cls} on {env} at d={d}: {wins} of {n}"
 
 
 @pytest.mark.parametrize("d", [3, 6, 9])
