@@ -1,9 +1,8 @@
-"""E_BUNDLE's customer understands plain questions, and padding buys nothing (issue 9: A6, B1)."""
+"""E_BUNDLE's customer understands plain questions (issue 9: B1; padding: tests/test_exploit_soundness.py)."""
 
 from __future__ import annotations
 
 import json
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -15,7 +14,6 @@ from ecom_bench.users import UserAct
 from ecom_bench.users.understanding import is_request
 
 DEV_QUESTIONS = Path(__file__).parent / "data" / "questions_dev.json"
-PAD = " Is there anything else you need?"
 
 
 def episode(context, d, index=0):
@@ -67,24 +65,3 @@ def test_a_general_part_of_a_question_widens_it(context):
     assert set(reply.revealed) == before
 
 
-class Padded:
-    name = "padded"
-    reads_hidden_goal = False
-
-    def __init__(self, inner):
-        self.inner = inner
-
-    def act(self, messages, hidden):
-        clean = [replace(m, text=m.text[: -len(PAD)]) if m.role == "assistant" and m.text.endswith(PAD) else m
-                 for m in messages]
-        action = self.inner.act(clean, None)
-        return action if action.tool_calls else replace(action, text=action.text + PAD)
-
-
-def test_padding_does_not_buy_efficiency(context):
-    heuristic = get_policy("bundle", "heuristic")
-    for d in (6, 12):
-        plain = [run_policy(episode(context, d, i), heuristic).result.reward for i in range(10)]
-        padded = [run_policy(episode(context, d, i), Padded(heuristic)).result.reward for i in range(10)]
-        gain = sum(p.efficiency for p in padded) / 10 - sum(p.efficiency for p in plain) / 10
-        assert gain <= 0.05, (d, gain)

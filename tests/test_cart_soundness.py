@@ -1,11 +1,10 @@
-"""E_CART under attack: the customer's feedback is not an oracle, plain questions are answered,
-padding buys nothing (issue 9: A3, A6, B1)."""
+"""E_CART under attack: the customer's feedback is not an oracle, plain questions are answered
+(issue 9: A3, B1; padding: tests/test_exploit_soundness.py)."""
 
 from __future__ import annotations
 
 import json
 import re
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -17,7 +16,6 @@ from ecom_bench.users import UserAct
 from ecom_bench.users.understanding import is_request
 
 DEV_QUESTIONS = Path(__file__).parent / "data" / "questions_dev.json"
-PAD = " Is there anything else you need?"
 
 
 def episode(context, d, index=0):
@@ -145,27 +143,3 @@ def test_a_question_with_nothing_withheld_is_charged(context):
     assert reply.act is UserAct.CONTINUE and not reply.excused
 
 
-class Padded:
-    """The heuristic with PAD appended to every message (it is shown its own words unpadded)."""
-
-    name = "padded"
-    reads_hidden_goal = False
-
-    def __init__(self, inner):
-        self.inner = inner
-
-    def act(self, messages, hidden):
-        clean = [replace(m, text=m.text[: -len(PAD)]) if m.role == "assistant" and m.text.endswith(PAD) else m
-                 for m in messages]
-        action = self.inner.act(clean, None)
-        return action if action.tool_calls else replace(action, text=action.text + PAD)
-
-
-def test_padding_does_not_buy_efficiency(context):
-    heuristic = get_policy("cart", "heuristic")
-    for d in (6, 12):
-        plain = [run_policy(episode(context, d, i), heuristic).result.reward for i in range(10)]
-        padded = [run_policy(episode(context, d, i), Padded(heuristic)).result.reward for i in range(10)]
-        gain = sum(p.efficiency for p in padded) / 10 - sum(p.efficiency for p in plain) / 10
-        assert gain <= 0.05, (d, gain)
-        assert sum(p.success for p in padded) <= sum(p.success for p in plain) + 1

@@ -29,6 +29,7 @@ import pytest
 
 from ecom_bench.agents import AgentAction, Message, ToolCallRequest
 from ecom_bench.agents.base import calls_since_last_message, get_policy
+from ecom_bench.agents.exploits import padded
 from ecom_bench.catalog.naming import short_name_from_title
 from ecom_bench.envs._ranking import ideal_ranking, requested_k, score_list
 from ecom_bench.envs.discovery.policies import RankingHeuristic, Wants
@@ -108,24 +109,9 @@ def informed(env: str) -> RankingHeuristic:
     return Informed()
 
 
-class Padded:
+def Padded(env: str):  # noqa: N802 (kept as the name the measurement table prints)
     """A6: the env's heuristic with a padding question on every message it writes."""
-
-    name = "padded"
-    reads_hidden_goal = False
-    PAD = " Is there anything else you need?"
-
-    def __init__(self, env: str) -> None:
-        self.inner = get_policy(env, "heuristic")
-
-    def act(self, messages: list[Message], hidden: dict[str, Any] | None) -> AgentAction:
-        action = self.inner.act([self._unpad(m) for m in messages], hidden)
-        return AgentAction(text=action.text + self.PAD) if action.text and not action.tool_calls else action
-
-    def _unpad(self, m: Message) -> Message:
-        if m.role == "assistant" and m.text.endswith(self.PAD):
-            return Message(m.role, m.text[: -len(self.PAD)], tool_calls=m.tool_calls)
-        return m
+    return padded(get_policy(env, "heuristic"))
 
 
 _PID = re.compile(r"\bP\d{5,}\b")
