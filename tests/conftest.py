@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import os
 import tempfile
+from functools import cache
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -67,3 +70,24 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if "slow" in item.keywords:
             item.add_marker(skip)
+
+
+# ----------------------------------------------------------- plain-English questions
+#: Agent questions by intent (tests/data): `dev` for development, `heldout` for acceptance only.
+DATA = Path(__file__).parent / "data"
+
+
+@cache
+def _question_set(name: str) -> dict[str, list[str]]:
+    return json.loads((DATA / f"questions_{name}.json").read_text())
+
+
+def questions(*intents: str, heldout: bool = False) -> list[str]:
+    """The plain-English questions of these intents (dev set unless `heldout`)."""
+    data = _question_set("heldout" if heldout else "dev")
+    return [q for intent in intents for q in data[intent]]
+
+
+def withheld_slots(episode) -> list[str]:  # noqa: ANN001
+    """The slots the episode's customer has not told yet."""
+    return [s for s, told in episode.problem.user.disclosure().items() if not told]

@@ -2,45 +2,31 @@
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
 
 import pytest
 
+from conftest import questions, withheld_slots
 from ecom_bench.agents.base import get_policy
 from ecom_bench.envs.bundle.goal import BUDGET_SLOT
 from ecom_bench.runner import make_episode, run_policy
 from ecom_bench.users import UserAct
 from ecom_bench.users.understanding import is_request
 
-DEV_QUESTIONS = Path(__file__).parent / "data" / "questions_dev.json"
-
-
 def episode(context, d, index=0):
     return make_episode("bundle", d, 0, index, context=context)
 
 
-def dev_questions(intent: str) -> list[str]:
-    if not DEV_QUESTIONS.exists():
-        pytest.skip("tests/data/questions_dev.json not present")
-    return json.loads(DEV_QUESTIONS.read_text())[intent]
-
-
-def hidden_slots(ep) -> list[str]:
-    return [s for s, told in ep.problem.user.disclosure().items() if not told]
-
-
 @pytest.mark.parametrize("intent", ["requirements", "anything_else", "budget"])
 def test_any_plain_question_discloses_what_is_withheld(context, intent):
-    indices = [i for i in range(40) if BUDGET_SLOT in hidden_slots(episode(context, 9, i))
-               and len(hidden_slots(episode(context, 9, i))) >= 2][:3]
+    indices = [i for i in range(40) if BUDGET_SLOT in withheld_slots(episode(context, 9, i))
+               and len(withheld_slots(episode(context, 9, i))) >= 2][:3]
     assert indices
-    for question in dev_questions(intent):
+    for question in questions(intent):
         if not is_request(question):  # the shared reader's gap (users/understanding.py), not this env's
             continue
         for i in indices:
             ep = episode(context, 9, i)
-            before = set(hidden_slots(ep))
+            before = set(withheld_slots(ep))
             reply = ep.agent_message(question)
             assert reply.act is UserAct.CLARIFY and reply.excused, (question, reply)
             assert reply.revealed and set(reply.revealed) <= before, (question, reply)
@@ -51,7 +37,7 @@ def test_any_plain_question_discloses_what_is_withheld(context, intent):
 
 
 def test_anything_else_when_nothing_is_withheld_is_charged(context):
-    ep = next(e for e in (episode(context, 3, i) for i in range(40)) if not hidden_slots(e))
+    ep = next(e for e in (episode(context, 3, i) for i in range(40)) if not withheld_slots(e))
     reply = ep.agent_message("Is there anything else you need?")
     assert reply.act is UserAct.CONTINUE and not reply.excused
     assert "everything" in reply.text
@@ -59,8 +45,8 @@ def test_anything_else_when_nothing_is_withheld_is_charged(context):
 
 def test_a_general_part_of_a_question_widens_it(context):
     ep = next(e for e in (episode(context, 9, i) for i in range(40))
-              if BUDGET_SLOT in hidden_slots(e) and any(s.startswith("category:") for s in hidden_slots(e)))
-    before = set(hidden_slots(ep))
+              if BUDGET_SLOT in withheld_slots(e) and any(s.startswith("category:") for s in withheld_slots(e)))
+    before = set(withheld_slots(ep))
     reply = ep.agent_message("What's your budget, and is there anything else you need?")
     assert set(reply.revealed) == before
 

@@ -5,31 +5,18 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 
 import pytest
 
+from conftest import questions, withheld_slots
 from ecom_bench.agents import AgentAction, ToolCallRequest
 from ecom_bench.agents.base import get_policy, tool_results
 from ecom_bench.runner import make_episode, run_policy
 from ecom_bench.users import UserAct
 from ecom_bench.users.understanding import is_request
 
-DEV_QUESTIONS = Path(__file__).parent / "data" / "questions_dev.json"
-
-
 def episode(context, d, index=0):
     return make_episode("cart", d, 0, index, context=context)
-
-
-def dev_questions(intent: str) -> list[str]:
-    if not DEV_QUESTIONS.exists():
-        pytest.skip("tests/data/questions_dev.json not present")
-    return json.loads(DEV_QUESTIONS.read_text())[intent]
-
-
-def hidden_slots(ep) -> list[str]:
-    return [s for s, told in ep.problem.user.disclosure().items() if not told]
 
 
 def history(ep) -> list[dict]:
@@ -122,13 +109,13 @@ def test_strategies_that_ignore_the_request_do_not_converge(context, d):
 # ------------------------------------------------------------------ plain questions
 @pytest.mark.parametrize("intent", ["cart_variant", "cart_quantity", "anything_else", "requirements"])
 def test_any_plain_question_discloses_a_withheld_detail(context, intent):
-    indices = [i for i in range(30) if hidden_slots(episode(context, 9, i))][:4]
-    for question in dev_questions(intent):
+    indices = [i for i in range(30) if withheld_slots(episode(context, 9, i))][:4]
+    for question in questions(intent):
         if not is_request(question):  # the shared reader's gap (users/understanding.py), not this env's
             continue
         for i in indices:
             ep = episode(context, 9, i)
-            before = set(hidden_slots(ep))
+            before = set(withheld_slots(ep))
             reply = ep.agent_message(question)
             assert reply.act is UserAct.CLARIFY and reply.excused, (question, reply)
             assert reply.revealed and set(reply.revealed) <= before, (question, reply)
@@ -138,7 +125,7 @@ def test_any_plain_question_discloses_a_withheld_detail(context, intent):
 
 
 def test_a_question_with_nothing_withheld_is_charged(context):
-    ep = next(e for e in (episode(context, 1, i) for i in range(50)) if not hidden_slots(e))
+    ep = next(e for e in (episode(context, 1, i) for i in range(50)) if not withheld_slots(e))
     reply = ep.agent_message("Is there anything else you need?")
     assert reply.act is UserAct.CONTINUE and not reply.excused
 

@@ -6,10 +6,10 @@ import difflib
 import json
 import random
 import re
-from pathlib import Path
 
 import pytest
 
+from conftest import questions
 from ecom_bench.agents import Message
 from ecom_bench.agents.base import get_policy
 from ecom_bench.difficulty import Difficulty
@@ -324,22 +324,6 @@ def test_no_placeholder_leaks_and_noise_spares_the_values(context):
 
 
 # ------------------------------------------------- plain-English questions
-DEV_QUESTIONS = Path(__file__).parent / "data" / "questions_dev.json"
-#: Used when the dev file is absent (copied from it: tests/data/questions_dev.json, policy_facts/anything_else).
-FALLBACK_QUESTIONS = {
-    "policy_facts": ["Could you give me a few details about your order?", "Where do you live?",
-                     "Is the item electronics, clothing, or something else?", "Has the item been opened or used",
-                     "To check the policy, I need a bit more information about your situation. Can you help?"],
-    "anything_else": ["Anything else?", "Does that sound good?", "Let me know if there's anything else.",
-                      "Is that all for today"],
-}
-
-
-def dev_questions(*intents: str) -> list[str]:
-    data = json.loads(DEV_QUESTIONS.read_text()) if DEV_QUESTIONS.exists() else FALLBACK_QUESTIONS
-    return [q for intent in intents for q in data[intent]]
-
-
 def _withholding(context, d, n=40):
     eps = [episode(context, d, i) for i in range(n)]
     return [ep for ep in eps if ep.problem.user.withheld()]
@@ -350,7 +334,7 @@ def test_any_plain_request_discloses_withheld_facts(context, d):
     """Every dev paraphrase (about the facts, or just "anything else?") draws withheld facts."""
     indices = [i for i in range(12) if episode(context, d, i).problem.user.withheld()][:4]
     assert indices
-    for question in dev_questions("policy_facts", "anything_else"):
+    for question in questions("policy_facts", "anything_else"):
         for i in indices:
             ep = episode(context, d, i)
             before = ep.problem.user.withheld()

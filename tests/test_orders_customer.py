@@ -4,25 +4,17 @@ ordinals read one way, and the target line's position is drawn."""
 from __future__ import annotations
 
 import itertools
-import json
-from pathlib import Path
 
 import pytest
 
+from conftest import questions
 from ecom_bench.runner import make_episode
 from ecom_bench.users import UserAct
 from ecom_bench.world.orders import ORDINALS, OrderReference, RefKind, find_order, matching_lines
 
-DEV = Path(__file__).parent / "data" / "questions_dev.json"
 #: Which slot each dev intent asks about (returns).
 RETURNS_INTENTS = {"which_order": "order", "which_item": "item", "return_reason": "reason",
                    "return_method": "method", "exchange_variant": "variant"}
-
-
-def _dev() -> dict[str, list[str]]:
-    if not DEV.exists():
-        pytest.skip("tests/data/questions_dev.json is not in this checkout")
-    return json.loads(DEV.read_text())
 
 
 _FOUND: dict[frozenset[str], tuple[int, int]] = {}
@@ -51,7 +43,7 @@ def test_returns_dev_paraphrases_disclose_their_slot_whatever_else_is_withheld(c
     for other in others:
         if other == slot:
             continue
-        for question in _dev()[intent]:
+        for question in questions(intent):
             ep = _returns_episode(context, {slot, other})
             reply = ep.agent_message(question)
             assert reply.act is UserAct.CLARIFY and slot in reply.revealed, (question, other, reply)
@@ -62,7 +54,7 @@ def test_any_plain_question_discloses_in_tracking(context, intent):
     eps = [make_episode("tracking", 12, 0, i, context=context) for i in range(40)]
     withheld = [i for i, ep in enumerate(eps) if not ep.problem.user.disclosure()["order"]]
     assert withheld
-    for question in _dev()[intent]:
+    for question in questions(intent):
         ep = make_episode("tracking", 12, 0, withheld[0], context=context)
         reply = ep.agent_message(question)
         assert reply.act is UserAct.CLARIFY and reply.revealed == ("order",), (question, reply)

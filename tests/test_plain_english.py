@@ -16,17 +16,15 @@ is asked each question once, at the start of episodes where something is withhel
 from __future__ import annotations
 
 import copy
-import json
-from pathlib import Path
 
 import pytest
 
+from conftest import questions
 from ecom_bench.runner import make_episode
 from ecom_bench.users import Disclosure
 
 pytestmark = pytest.mark.reliability
 
-QUESTIONS = json.loads((Path(__file__).parent / "data" / "questions_heldout.json").read_text())
 #: Per env: the intents that ask in general (must disclose everything withheld) and the specific ones.
 INTENTS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "discovery": (("requirements", "anything_else"), ("budget", "brand", "rating", "shipping")),
@@ -69,7 +67,7 @@ def test_plain_questions_disclose_what_is_withheld(context, env, d):
     for episode in withholding_episodes(context, env, d):
         hidden = [s for s, told in episode.problem.user.disclosure().items() if not told]
         for intent in generic + specific:
-            for question in QUESTIONS[intent]:
+            for question in questions(intent, heldout=True):
                 user = fresh_user(episode.problem.user)
                 reply = user.reply(question, episode.world, last_turn=False)
                 assert reply.revealed, f"{env} d={d}: {question!r} disclosed nothing: {reply.text!r}"
@@ -89,6 +87,6 @@ def test_padding_is_charged_once_nothing_is_withheld(context, env):
         user.reply("Could you tell me everything I need to know about what you want?", episode.world,
                    last_turn=False)
         assert all(user.disclosure().values())
-        for question in QUESTIONS["anything_else"][:8]:
+        for question in questions("anything_else", heldout=True)[:8]:
             reply = user.reply(question, episode.world, last_turn=False)
             assert not reply.excused, f"{env}: padding {question!r} was excused: {reply.text!r} ({reply.act})"

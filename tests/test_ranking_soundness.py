@@ -22,11 +22,11 @@ import random
 import re
 import statistics
 import sys
-from pathlib import Path
 from typing import Any
 
 import pytest
 
+from conftest import questions
 from ecom_bench.agents import AgentAction, Message, ToolCallRequest
 from ecom_bench.agents.base import calls_since_last_message, get_policy
 from ecom_bench.agents.exploits import padded
@@ -40,16 +40,10 @@ from ecom_bench.users import UserAct
 from ecom_bench.world.state import FinalAnswer
 
 ENVS = ("discovery", "substitution")
-DEV = Path("/work/main/tests/data/questions_dev.json")
-_LOCAL_DEV = Path(__file__).parent / "data" / "questions_dev.json"
-#: Generic requests for requirements; the dev paraphrases extend them when present.
+#: Generic requests for requirements, and the dev paraphrases of them.
 GENERIC = ["Could you list all of your requirements?", "Is that everything?", "What features do you need?",
-           "Anything else I should know?", "Tell me what else matters to you."]
-for _path in (_LOCAL_DEV, DEV):
-    if _path.exists():
-        _dev = json.loads(_path.read_text())
-        GENERIC += [q for key in ("requirements", "anything_else") for q in _dev.get(key, [])]
-        break
+           "Anything else I should know?", "Tell me what else matters to you."] + questions("requirements",
+                                                                                          "anything_else")
 
 
 def _heuristic_class(env: str) -> type[RankingHeuristic]:
