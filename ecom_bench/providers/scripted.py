@@ -25,7 +25,7 @@ from inspect_ai.util import store_as
 
 from ecom_bench.agents import AgentAction, Message, ToolCallRequest, get_policy
 from ecom_bench.agents.adversarial import ADVERSARIAL_NAMES
-from ecom_bench.tasks._store import EpisodeStore
+from ecom_bench.scorers._store import EpisodeStore
 
 #: Scripted policies every environment provides (see `Environment.policies`), then the generic
 #: adversarial ones (`ecom_bench.agents.adversarial`, for the reliability suite).

@@ -14,7 +14,7 @@ from inspect_ai.solver import TaskState
 from inspect_ai.util import store_as
 
 from ecom_bench.rewards import FAILURE_SCORE
-from ecom_bench.tasks._store import EpisodeStore
+from ecom_bench.scorers._store import EpisodeStore
 
 SCORE_KEYS = ("task", "efficiency", "hallucination", "total", "success")
 

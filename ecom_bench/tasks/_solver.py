@@ -26,7 +26,7 @@ from ecom_bench.difficulty import Difficulty
 from ecom_bench.envs import get_env
 from ecom_bench.envs.context import CatalogSpec, load_context
 from ecom_bench.episode import Episode
-from ecom_bench.tasks._store import EpisodeStore
+from ecom_bench.scorers._store import EpisodeStore
 from ecom_bench.tools import episode_tools
 
 #: Model generations allowed per episode before it is stopped (a safety net: the
