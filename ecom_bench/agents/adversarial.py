@@ -215,6 +215,12 @@ class Adversary:
     """Shared mechanics: a plan of budgeted calls, then the final answer(s), within B_tool and T_max."""
 
     name = "adversary"
+    #: Whether planned calls may still be made on the last turn, before the final answer.
+    calls_on_last_turn = False
+    #: Whether the strategy may talk (`message`) while planned calls wait for the next turn's budget.
+    talks_while_pending = False
+    #: The most final-answer calls in one step (None: every answer `finals` returns).
+    max_finals: int | None = None
     reads_hidden_goal = False
     #: Budgeted query calls: "budget" = all of the first turn's budget, else at most this many.
     queries: str | int = "budget"
@@ -323,21 +329,26 @@ class Adversary:
         if v.final_ok:
             return AgentAction(text=GIVE_UP)
         last_turn = v.turn >= min(v.patience, MAX_OWN_TURNS)
-        pending = [c for c in self.plan(v) if _key(*c) not in v.attempted]
-        if pending and not last_turn:
-            if v.room > 0:
-                return AgentAction(tool_calls=tuple(ToolCallRequest(nm, a, id=f"{nm}-{n}-{i}")
-                                                    for i, (nm, a) in enumerate(pending[: v.room])))
-            return AgentAction(text=FILLER)
-        if not last_turn and (text := self.message(v)) is not None:
-            return AgentAction(text=text)
+        pending = [c for c in self.plan(v) if self.fresh(v, c)]
+        if pending and v.room > 0 and (not last_turn or self.calls_on_last_turn):
+            return AgentAction(tool_calls=tuple(ToolCallRequest(nm, a, id=f"{nm}-{n}-{i}")
+                                                for i, (nm, a) in enumerate(pending[: v.room])))
+        if not last_turn:
+            if (not pending or self.talks_while_pending) and (text := self.message(v)) is not None:
+                return AgentAction(text=text)
+            if pending:
+                return AgentAction(text=FILLER)
         if v.final_errors and not self.retry(v):
             return AgentAction(text=GIVE_UP)
-        finals = self.finals(v)
+        finals = self.finals(v)[: self.max_finals]
         if not finals:
             return AgentAction(text=GIVE_UP)
         return AgentAction(tool_calls=tuple(ToolCallRequest(self.final, a, id=f"{self.final}-{n}-{i}")
                                             for i, a in enumerate(finals)))
+
+    def fresh(self, v: View, call: Call) -> bool:
+        """Should a planned call still be made? (Default: one never made before.)"""
+        return _key(*call) not in v.attempted
 
     def retry(self, v: View) -> bool:
         """After a refused answer: try again only when the tool said how long a list may be."""
