@@ -6,9 +6,8 @@ from __future__ import annotations
 import pytest
 
 from conftest import questions, withheld_slots
-from ecom_bench.agents.base import get_policy
 from ecom_bench.envs.bundle.goal import BUDGET_SLOT
-from ecom_bench.runner import make_episode, run_policy
+from ecom_bench.runner import make_episode
 from ecom_bench.users import UserAct
 from ecom_bench.users.understanding import is_request
 

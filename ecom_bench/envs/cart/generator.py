@@ -11,7 +11,7 @@ from __future__ import annotations
 import random
 
 from ecom_bench._seeding import derive_seed, seeded_rng
-from ecom_bench.catalog import Product, draws
+from ecom_bench.catalog import draws
 from ecom_bench.catalog.naming import short_name
 from ecom_bench.difficulty import Difficulty
 from ecom_bench.envs.base import SubTask

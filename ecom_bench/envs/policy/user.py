@@ -15,7 +15,6 @@ Noise never touches values, units or scope words.
 
 from __future__ import annotations
 
-import random
 import re
 from typing import ClassVar
 
