@@ -280,7 +280,6 @@ class OrderReference:
 #: wall charger order"): "the third wall charger order I placed" was read from either end.
 ORDINALS: dict[str, int] = {"oldest": 0, "second_oldest": 1, "third_oldest": 2,
                             "latest": -1, "second_latest": -2, "third_latest": -3}
-LATEST = "latest"
 
 
 def _leaf_lines(orders: list[Order], leaf: str, catalog: Catalog) -> list[tuple[Order, OrderLine]]:
