@@ -1,16 +1,23 @@
-"""The episode: the turn-loop state machine both fronts drive.
+"""The episode: the one turn loop every front drives, with the gymnasium contract.
 
-One agent *turn* is one message to the user, with whatever tool calls precede it;
-the env's final-answer tool ends the last turn. The Inspect solver and the training
-environment both call `call_tool` / `agent_message`, so turn counting, the per-turn
-tool budget B_tool(d), the user's patience T_max(d), hard fails and the reward are
-identical in evaluation and training.
+`new_episode(env, d, seed)` builds the world once (the *reset*); `Episode.step(action)`
+takes one agent action (tool calls, or a message to the customer) and returns
+`(observation, reward, terminated, truncated, info)`. The core runner, the Inspect
+solver and the training env all call `step`, so turn counting, the per-turn tool
+budget B_tool(d), the customer's patience T_max(d), hard fails, the safety cap and the
+reward are identical in evaluation and training.
+
+One agent *turn* is one message to the customer, with whatever tool calls precede it;
+the env's final-answer tool ends the last turn.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from enum import Enum
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+from ecom_bench.conversation import AgentAction, EpisodeStatus, Message
 
 from ecom_bench.difficulty import Difficulty
 from ecom_bench.envs.base import Environment, Problem, Verdict
@@ -24,6 +31,50 @@ from ecom_bench.world.toolkit import InvalidToolCall, Toolkit, ToolError, ToolSp
 MAX_REFUSED_CALLS_PER_TURN = 3
 #: Longest invalid-output reason kept (it ends up in the end reason and the score explanation).
 MAX_REASON_CHARS = 300
+#: Agent actions allowed per turn of patience before the episode is truncated: a safety net,
+#: the budgets above end a conversation far earlier (an action is one generation of a model).
+STEPS_PER_TURN = 12
+
+if TYPE_CHECKING:
+    from ecom_bench.envs.context import EnvContext
+
+
+class EndReason(str, Enum):
+    """Why an episode ended. The first six *terminate* it (gymnasium's `terminated`); the
+    last three *truncate* it: a cap or an outside stop cut it short."""
+
+    ANSWERED = "answered"  # the final-answer tool ran
+    USER_QUIT = "user_quit"  # the customer's patience ran out
+    USER_ENDED = "user_ended"  # the customer closed the conversation
+    STALLED = "stalled"  # kept calling tools over the per-turn budget; the customer stopped waiting
+    INVALID_TOOL_CALL = "invalid_tool_call"  # unknown tool / arguments failing the schema (strict): hard fail
+    INVALID_OUTPUT = "invalid_output"  # output that could not be parsed (strict): hard fail
+    STEP_LIMIT = "step_limit"  # STEPS_PER_TURN x (T_max + 1) actions without an end
+    ABORTED = "aborted"  # stopped from outside (a message limit, a timeout)
+    NOT_FINISHED = "not_finished"  # scored before it ended
+
+    @property
+    def truncated(self) -> bool:
+        return self in (EndReason.STEP_LIMIT, EndReason.ABORTED, EndReason.NOT_FINISHED)
+
+    @property
+    def hard_fail(self) -> bool:
+        return self in (EndReason.INVALID_TOOL_CALL, EndReason.INVALID_OUTPUT)
+
+
+class StepResult(NamedTuple):
+    """gymnasium's step tuple. `observation`: the tool results and/or the customer's reply this
+    action produced; `reward`: 0 until the end, then r_total; `info`: `Episode.info()`."""
+
+    observation: list[Message]
+    reward: float
+    terminated: bool
+    truncated: bool
+    info: dict[str, Any]
+
+
+class EpisodeOver(RuntimeError):
+    """`step` on an episode that has already ended."""
 
 
 @dataclass(frozen=True)
@@ -47,6 +98,7 @@ class EpisodeResult:
     final_state: dict[str, Any]
     disclosure: dict[str, bool]
     user_acts: list[str] = field(default_factory=list)
+    end: EndReason = EndReason.NOT_FINISHED
 
     def explanation(self) -> str:
         r = self.reward
@@ -69,6 +121,7 @@ class EpisodeResult:
             "turns": self.turns,
             "user_caused_turns": self.user_caused_turns,
             "end_reason": self.end_reason,
+            "end": self.end.value,
             "invented_ids": self.invented_ids,
             "verdict": {"task": self.verdict.task, "success": self.verdict.success,
                         "explanation": self.verdict.explanation, "details": self.verdict.details},
@@ -97,9 +150,13 @@ class Episode:
         self.user_caused_turns = 0
         self.calls_this_turn = 0
         self.refused_this_turn = 0
+        self.steps = 0
+        self.max_steps = STEPS_PER_TURN * (problem.difficulty.max_turns + 1)
         self.done = False
-        self.end_reason = "running"
+        self.end: EndReason | None = None
+        self.end_reason = "running"  # the end in words, for the explanation
         self.hard_fail_reason: str | None = None
+        self._result: EpisodeResult | None = None
         self.user_messages: list[UserMessage] = []
         self._opening = problem.user.opening()
         self.user_messages.append(self._opening)
@@ -119,6 +176,57 @@ class Episode:
 
     def system_prompt(self) -> str:
         return f"{self.env.instructions}\n\n{self.env.rules(self.difficulty)}"
+
+    def status(self) -> EpisodeStatus:
+        """The counters as data (what scripted agents and the training env's `info` read)."""
+        d = self.difficulty
+        return EpisodeStatus(
+            turn=self.turns + 1, max_turns=d.max_turns, turns_left=max(0, d.max_turns - self.turns),
+            tool_budget=d.tool_budget, calls_left=max(0, d.tool_budget - self.calls_this_turn),
+            step=self.steps, max_steps=self.max_steps, done=self.done,
+            end_reason=self.end.value if self.end else None)
+
+    def info(self) -> dict[str, Any]:
+        """gymnasium's `info`: the status, then at the end `success`, the reward parts and the
+        end reason in words."""
+        out: dict[str, Any] = {"env": self.env.name, "difficulty": self.difficulty.level, **self.status().to_dict()}
+        if self.done:
+            result = self.result()
+            out.update(success=result.reward.success, reward_parts=result.reward.to_dict(),
+                       hard_fail=result.reward.hard_fail, explanation=result.explanation(),
+                       end_detail=result.end_reason)
+        else:
+            out["success"] = False
+        return out
+
+    # --------------------------------------------------------------- the step
+    def step(self, action: AgentAction) -> StepResult:
+        """One agent action. With tool calls, each runs in order (the action's text is the agent
+        thinking aloud and reaches no one); without, the text goes to the customer and ends the
+        turn. Never raises for bad input from the agent; raises `EpisodeOver` after the end."""
+        if self.done:
+            raise EpisodeOver(f"the episode has ended ({self.end.value if self.end else 'done'}); "
+                              "reset to start another")
+        self.steps += 1
+        observation: list[Message] = []
+        if action.tool_calls:
+            for call in action.tool_calls:
+                if call.parse_error is not None:
+                    out = ToolOutcome(self.invalid_output(f"{call.name}: {call.parse_error}"), True, True)
+                else:
+                    out = self.call_tool(call.name, call.arguments)
+                observation.append(Message("tool", out.text, tool_call_id=call.id, tool_name=call.name,
+                                           error=out.error, invalid=out.invalid))
+        else:
+            reply = self.agent_message(action.text)
+            if reply is not None:
+                observation.append(Message("user", reply.text))
+        if not self.done and self.steps >= self.max_steps:
+            self._end("stopped: too many steps", EndReason.STEP_LIMIT)
+        reward = self.result().reward.total if self.done else 0.0
+        end = self.end
+        return StepResult(observation, reward, bool(end and not end.truncated), bool(end and end.truncated),
+                          self.info())
 
     # --------------------------------------------------------------- actions
     def call_tool(self, name: str, arguments: Any) -> ToolOutcome:
@@ -142,7 +250,7 @@ class Episode:
                 )
                 self._log(name, args, False, text)
                 if self.refused_this_turn > MAX_REFUSED_CALLS_PER_TURN:
-                    self._end("stalled: kept calling tools over the per-turn budget")
+                    self._end("stalled: kept calling tools over the per-turn budget", EndReason.STALLED)
                 return ToolOutcome(text, error=True)
             self.calls_this_turn += 1
         try:
@@ -153,7 +261,7 @@ class Episode:
         self._log(name, args, True, text)
         if spec.kind == "final" and self.env.after_answer(self.problem):
             self.turns += 1
-            self._end("answered")
+            self._end("answered", EndReason.ANSWERED)
         return ToolOutcome(text)
 
     def agent_message(self, text: str) -> UserMessage | None:
@@ -169,7 +277,10 @@ class Episode:
         if reply.excused:
             self.user_caused_turns += 1
         if reply.ends_episode:
-            self._end("user quit: patience exhausted" if reply.act is UserAct.QUIT else "user ended")
+            if reply.act is UserAct.QUIT:
+                self._end("user quit: patience exhausted", EndReason.USER_QUIT)
+            else:
+                self._end("user ended", EndReason.USER_ENDED)
         return reply
 
     def invalid_output(self, reason: str) -> str:
@@ -181,18 +292,21 @@ class Episode:
         reason = clip_text(reason, MAX_REASON_CHARS)
         if self.strict and not self.done:
             self.hard_fail_reason = f"invalid output: {reason}"
-            self._end(self.hard_fail_reason)
+            self._end(self.hard_fail_reason, EndReason.INVALID_OUTPUT)
         return f"Invalid output: {reason}"
 
     def abort(self, reason: str) -> None:
-        """End the episode from outside (message limit, timeout): scored as it stands."""
+        """End the episode from outside (message limit, timeout): scored as it stands (truncated)."""
         if not self.done:
-            self._end(reason)
+            self._end(reason, EndReason.ABORTED)
 
     # -------------------------------------------------------------- result
     def result(self) -> EpisodeResult:
+        """The scored outcome (computed once: the episode is over after this)."""
+        if self._result is not None:
+            return self._result
         if not self.done:
-            self._end("not finished")
+            self._end("not finished", EndReason.NOT_FINISHED)
         verdict = self.env.verify(self.problem)
         r_eff = efficiency(self.turns, self.user_caused_turns, self.difficulty.max_turns)
         # Ids in cart/return calls and in final answers (every tool records what it acted on).
@@ -203,7 +317,7 @@ class Episode:
         else:
             reward = Reward.failure(r_eff, r_hall)
         end_reason = self.end_reason if answered or self.hard_fail_reason else f"{self.end_reason}; no final answer"
-        return EpisodeResult(
+        self._result = EpisodeResult(
             reward=reward,
             verdict=verdict,
             turns=self.turns,
@@ -214,7 +328,9 @@ class Episode:
             final_state=self.world.snapshot(),
             disclosure=self.problem.user.disclosure(),
             user_acts=[m.act.value for m in self.user_messages],
+            end=self.end or EndReason.NOT_FINISHED,
         )
+        return self._result
 
     # ------------------------------------------------------------- helpers
     def _ask_user(self, question: str) -> str:
@@ -226,13 +342,31 @@ class Episode:
         self._log(clip_text(str(name)), {"_raw": clip_text(repr(arguments), 200)}, False, reason)
         if self.strict:
             self.hard_fail_reason = f"invalid tool call: {reason}"
-            self._end(self.hard_fail_reason)
+            self._end(self.hard_fail_reason, EndReason.INVALID_TOOL_CALL)
             return ToolOutcome(f"{reason}. The episode has ended (strict mode).", error=True, invalid=True)
         return ToolOutcome(reason, error=True, invalid=True)
 
     def _log(self, name: str, args: dict[str, Any], ok: bool, result: str) -> None:
         self.world.tool_log.append(ToolCallRecord(self.turns + 1, name, dict(args), ok, result[:2000]))
 
-    def _end(self, reason: str) -> None:
+    def _end(self, reason: str, end: EndReason) -> None:
         self.done = True
+        self.end = end
         self.end_reason = reason
+
+
+def new_episode(env_name: str, difficulty: int, seed: int = 0, index: int = 0, *,
+                context: "EnvContext | None" = None, strict: bool = True) -> Episode:
+    """Episode `index` of the (env, d, seed) dataset: the world is generated here, once.
+
+    The same arguments give the same world, customer and score in any process; the
+    Inspect task's sample `index` is this episode.
+    """
+    from ecom_bench._seeding import episode_seed
+    from ecom_bench.envs import get_env
+    from ecom_bench.envs.context import load_context
+
+    env = get_env(env_name)
+    ctx = context or load_context()
+    problem = env.generate(ctx, episode_seed(env_name, seed, difficulty, index), Difficulty.from_level(difficulty))
+    return Episode(env, problem, strict=strict)

@@ -75,7 +75,7 @@ class ProbeOneByOne:
     name = "probe_one_by_one"
     reads_hidden_goal = False
 
-    def act(self, messages, hidden):
+    def act(self, messages, hidden, status):
         n = len(messages)
         system = messages[0].text
         patience = int(re.search(r"patience is (\d+) turns", system).group(1))

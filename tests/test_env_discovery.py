@@ -31,7 +31,7 @@ class Script:
     def __init__(self, actions):
         self.actions = actions
 
-    def act(self, messages, hidden):
+    def act(self, messages, hidden, status):
         step = sum(1 for m in messages if m.role == "assistant")
         return self.actions[min(step, len(self.actions) - 1)]
 

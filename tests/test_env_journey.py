@@ -102,7 +102,7 @@ def test_unanswered_requests_fail_their_part(context):
     messages = [Message("system", ep.system_prompt()), Message("user", ep.opening)]
     hidden = ep.problem.hidden_state()
     while ep.world.intent == 0:  # play the first request only, then stop
-        action = oracle.act(messages, hidden)
+        action = oracle.act(messages, hidden, ep.status())
         messages.append(Message("assistant", action.text, tool_calls=action.tool_calls))
         for call in action.tool_calls:
             out = ep.call_tool(call.name, call.arguments)

@@ -59,7 +59,7 @@ def test_oracle_works_on_a_journey_style_view(context):
     ep = episode(context, 9)
     hidden = ep.problem.hidden_state()
     view = [Message("system", "journey prompt"), Message("user", ep.opening)]
-    first = get_policy("policy", "oracle").act(view, hidden)
+    first = get_policy("policy", "oracle").act(view, hidden, ep.status())
     assert [c.name for c in first.tool_calls] == ["policy_search"]
 
 

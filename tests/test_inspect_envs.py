@@ -50,3 +50,31 @@ def test_collection_rejects_unknown_names():
         tasks.collection(envs="cart,carts", samples=2, catalog_size=TEST_CATALOG_SIZE)
     with pytest.raises(ValueError, match="envs must name a collection"):
         tasks.collection(envs=" , ", samples=2, catalog_size=TEST_CATALOG_SIZE)
+
+
+@pytest.mark.parametrize("model", ["heuristic", "random", "answer_now"])
+def test_inspect_and_core_fronts_give_the_same_scores(tmp_path, context, model):
+    """One loop: every sample's total, success and turns match the core runner's episode."""
+    from ecom_bench.agents import get_policy
+    from ecom_bench.runner import make_episode, run_policy
+
+    log = run(tasks.collection, f"ecom/{model}", tmp_path, envs="C8", difficulty=6, samples=16)
+    for s in log.samples:
+        m = s.metadata
+        core = run_policy(make_episode(m["env"], 6, 0, m["index"], context=context), get_policy(m["env"], model))
+        score = s.scores["episode_scorer"]
+        assert score.value["total"] == pytest.approx(core.result.reward.total), s.id
+        assert score.value["success"] == float(core.result.reward.success), s.id
+        assert score.metadata["turns"] == core.result.turns, s.id
+
+
+def test_each_world_is_generated_once_per_sample(tmp_path, monkeypatch):
+    """The dataset builder's episode is the one the solver plays (no second generation)."""
+    from ecom_bench.envs import get_env
+
+    env = get_env("cart")
+    calls = []
+    original = type(env).generate
+    monkeypatch.setattr(type(env), "generate", lambda self, *a, **k: calls.append(1) or original(self, *a, **k))
+    run(tasks.cart, "ecom/oracle", tmp_path, difficulty=3, samples=4)
+    assert len(calls) == 4

@@ -287,7 +287,7 @@ def play_and_scan(context, env: str, d: int, index: int, policy_name: str) -> li
     for _ in range(500):
         if episode.done:
             break
-        action = policy.act(messages, None)
+        action = policy.act(messages, None, episode.status())
         scan.agent(action.text, [c.arguments for c in action.tool_calls])
         messages.append(Message("assistant", action.text, tool_calls=action.tool_calls))
         if action.tool_calls:

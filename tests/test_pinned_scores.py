@@ -11,7 +11,6 @@ import json
 import sys
 from pathlib import Path
 
-import pytest
 
 from ecom_bench.agents import get_policy
 from ecom_bench.agents.adversarial import ADVERSARIAL_NAMES

@@ -27,7 +27,7 @@ from typing import Any
 import pytest
 
 from conftest import questions
-from ecom_bench.agents import AgentAction, Message, ToolCallRequest
+from ecom_bench.agents import EpisodeStatus, AgentAction, Message, ToolCallRequest
 from ecom_bench.agents.base import calls_since_last_message, get_policy
 from ecom_bench.agents.exploits import padded
 from ecom_bench.catalog.naming import short_name_from_title
@@ -59,11 +59,11 @@ def one_question(env: str, question: str = "Could you list all of your requireme
         def should_ask(self, users: list[str], spoke: list[Message]) -> bool:
             return not spoke
 
-        def act(self, messages: list[Message], hidden: dict[str, Any] | None) -> AgentAction:
+        def act(self, messages: list[Message], hidden: dict[str, Any] | None, status: EpisodeStatus) -> AgentAction:
             spoke = [m for m in messages if m.role == "assistant" and not m.tool_calls]
             if not spoke and any(m.role == "user" for m in messages):
                 return AgentAction(text=question)
-            return super().act(messages, hidden)
+            return super().act(messages, hidden, status)
 
     return OneQuestion()
 
@@ -79,10 +79,10 @@ def informed(env: str) -> RankingHeuristic:
         def should_ask(self, users: list[str], spoke: list[Message]) -> bool:
             return False
 
-        def act(self, messages: list[Message], hidden: dict[str, Any] | None) -> AgentAction:
+        def act(self, messages: list[Message], hidden: dict[str, Any] | None, status: EpisodeStatus) -> AgentAction:
             assert hidden is not None
             self.goal = hidden["goal"]
-            return super().act(messages, hidden)
+            return super().act(messages, hidden, status)
 
         def parse(self, users: list[str]) -> Wants:
             wants = Wants(subject=self.subject(users[0]), k=requested_k(users[0]))
@@ -126,7 +126,7 @@ class ProposeFilter:
     def __init__(self, env: str) -> None:
         self.h = get_policy(env, "heuristic")
 
-    def act(self, messages: list[Message], hidden: dict[str, Any] | None) -> AgentAction:
+    def act(self, messages: list[Message], hidden: dict[str, Any] | None, status: EpisodeStatus) -> AgentAction:
         users = [m.text for m in messages if m.role == "user"]
         patience = int(m.group(1)) if (m := re.search(r"patience is (\d+) turn", messages[0].text)) else 4
         wants, k, n = self.h.parse(users), requested_k(users[0]), len(messages)

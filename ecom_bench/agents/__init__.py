@@ -5,6 +5,6 @@ the hidden goal), so one instance can serve many concurrent episodes and the sam
 conversation always yields the same next action.
 """
 
-from ecom_bench.agents.base import AgentAction, Message, Policy, ToolCallRequest, get_policy
+from ecom_bench.agents.base import AgentAction, EpisodeStatus, Message, Policy, ToolCallRequest, get_policy
 
-__all__ = ["AgentAction", "Message", "Policy", "ToolCallRequest", "get_policy"]
+__all__ = ["AgentAction", "EpisodeStatus", "Message", "Policy", "ToolCallRequest", "get_policy"]

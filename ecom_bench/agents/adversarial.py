@@ -49,7 +49,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-from ecom_bench.agents.base import AgentAction, Message, ToolCallRequest, calls_since_last_message, tool_results
+from ecom_bench.conversation import EpisodeStatus
+from ecom_bench.agents.base import AgentAction, Message, ToolCallRequest, tool_results
 
 #: The adversarial strategies, by name (see the module docstring).
 ADVERSARIAL_NAMES: tuple[str, ...] = ("recommend_all", "all_variants", "answer_now", "invent_ids")
@@ -66,8 +67,6 @@ ID_KEYS = {"product_id": "product_id", "replacement_product_id": "product_id", "
 MAX_OWN_TURNS = 10
 FILLER = "One moment please, I am still working on your request."
 GIVE_UP = "I am sorry, that is all I can do for you."
-_BUDGET = re.compile(r"at most (\d+) tool call")
-_PATIENCE = re.compile(r"patience is (\d+) turn")
 _CAP = re.compile(r"at most (\d+)")
 _ID_TOKEN = re.compile(r"\b[A-Z]{1,4}-?\d{4,}(?:-[A-Za-z]*\d+)*\b")
 _NUMBER = re.compile(r"\$?\d[\d,]*(?:\.\d+)?")
@@ -120,17 +119,16 @@ class View:
     assistant_texts: list[str] = field(default_factory=list)
 
     @classmethod
-    def of(cls, messages: list[Message], final_tool: str) -> "View":
-        system = next((m.text for m in messages if m.role == "system"), "")
+    def of(cls, messages: list[Message], final_tool: str, status: EpisodeStatus) -> "View":
         v = cls(messages)
-        v.budget = int(m.group(1)) if (m := _BUDGET.search(system)) else 1
-        v.patience = int(m.group(1)) if (m := _PATIENCE.search(system)) else 4
+        v.budget = status.tool_budget
+        v.patience = status.max_turns
         v.users = [m.text for m in messages if m.role == "user"]
         v.opening = v.users[0] if v.users else ""
         v.assistant_texts = [m.text for m in messages if m.role == "assistant" and not m.tool_calls]
         asks = sum(1 for m in messages for c in m.tool_calls if c.name == "ask_user")
         v.turn = 1 + len(v.assistant_texts) + asks
-        v.room = max(0, v.budget - calls_since_last_message(messages))
+        v.room = max(0, status.calls_left)
         for text in v.users:
             v.shown.update(_ID_TOKEN.findall(text))
         for call, result in tool_results(messages):
@@ -322,9 +320,9 @@ class Adversary:
         return next((p for p, s in self.final_props.items() if s.get("type") == "array"), None)
 
     # ------------------------------------------------------------- the step
-    def act(self, messages: list[Message], hidden: dict[str, Any] | None) -> AgentAction:
+    def act(self, messages: list[Message], hidden: dict[str, Any] | None, status: EpisodeStatus) -> AgentAction:
         # Reads only the conversation; `hidden` is deliberately ignored.
-        v = View.of(messages, self.final)
+        v = View.of(messages, self.final, status)
         n = len(messages)
         if v.final_ok:
             return AgentAction(text=GIVE_UP)

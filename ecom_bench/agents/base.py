@@ -2,52 +2,19 @@
 
 from __future__ import annotations
 
-import json
-from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol
+from typing import Any, Protocol
 
-Role = Literal["system", "user", "assistant", "tool"]
-
-
-@dataclass(frozen=True)
-class ToolCallRequest:
-    name: str
-    arguments: dict[str, Any]
-    id: str = ""
-
-
-@dataclass(frozen=True)
-class Message:
-    """One conversation message, as any front presents it to a scripted policy."""
-
-    role: Role
-    text: str = ""
-    tool_calls: tuple[ToolCallRequest, ...] = ()
-    tool_call_id: str | None = None
-    tool_name: str | None = None
-    error: bool = False
-
-    def json(self) -> Any:
-        """The tool result parsed as JSON (None if it is not JSON)."""
-        try:
-            return json.loads(self.text)
-        except (TypeError, ValueError):
-            return None
-
-
-@dataclass(frozen=True)
-class AgentAction:
-    """What the agent does next: tool calls, or (when there are none) a message to the user."""
-
-    text: str = ""
-    tool_calls: tuple[ToolCallRequest, ...] = field(default=())
+from ecom_bench.conversation import AgentAction, EpisodeStatus, Message, ToolCallRequest
 
 
 class Policy(Protocol):
     name: str
     reads_hidden_goal: bool
 
-    def act(self, messages: list[Message], hidden: dict[str, Any] | None) -> AgentAction: ...
+    def act(self, messages: list[Message], hidden: dict[str, Any] | None, status: EpisodeStatus) -> AgentAction:
+        """The next action given the conversation so far, the hidden goal (only for a policy that
+        `reads_hidden_goal`) and the episode's counters (turn, budgets left) as data."""
+        ...
 
 
 def tool_results(messages: list[Message]) -> list[tuple[ToolCallRequest, Message]]:

@@ -47,6 +47,7 @@ from typing import Any, Literal, Protocol
 import numpy as np
 
 from ecom_bench._seeding import derive_seed
+from ecom_bench.conversation import EpisodeStatus
 from ecom_bench.agents.base import AgentAction, Message, ToolCallRequest, tool_results
 from ecom_bench.catalog import Catalog, Product
 from ecom_bench.catalog.taxonomy import LEAF_BY_PATH, attribute_label
@@ -488,7 +489,7 @@ class RecommendOracle:
     name = "oracle"
     reads_hidden_goal = True
 
-    def act(self, messages: list[Message], hidden: dict[str, Any] | None) -> AgentAction:
+    def act(self, messages: list[Message], hidden: dict[str, Any] | None, status: EpisodeStatus) -> AgentAction:
         if hidden is None:
             raise ValueError("the oracle needs the hidden goal")
         goal = hidden["goal"]
@@ -501,7 +502,7 @@ class RecommendOracle:
                  for row in (out.json() or {}).get("results", [])}
         doomed = set(goal["doomed_ids"])
         ranked = [i for i in goal["ranked_ids"] if not (i in shown and i in doomed)]
-        budget = Difficulty.from_level(hidden["difficulty"]).tool_budget
+        budget = status.tool_budget
         plan = oracle_plan(ranked, doomed - shown, goal["k"], budget)
         actions: list[AgentAction] = []
         n = 1
@@ -528,7 +529,7 @@ class RecommendRandom:
     name = "random"
     reads_hidden_goal = False
 
-    def act(self, messages: list[Message], hidden: dict[str, Any] | None) -> AgentAction:
+    def act(self, messages: list[Message], hidden: dict[str, Any] | None, status: EpisodeStatus) -> AgentAction:
         users = [m for m in messages if m.role == "user"]
         opening = users[0].text if users else ""
         searches = [(c, r) for c, r in tool_results(messages) if c.name == "catalog_search"]

@@ -23,7 +23,7 @@ from inspect_ai.model import (
 from inspect_ai.tool import ToolCall, ToolChoice, ToolInfo
 from inspect_ai.util import store_as
 
-from ecom_bench.agents import AgentAction, Message, ToolCallRequest, get_policy
+from ecom_bench.agents import AgentAction, EpisodeStatus, Message, ToolCallRequest, get_policy
 from ecom_bench.agents.adversarial import ADVERSARIAL_NAMES
 from ecom_bench.scorers._store import EpisodeStore
 
@@ -73,7 +73,7 @@ class ScriptedModelAPI(ModelAPI):
             raise RuntimeError("ecom/* scripted models only run inside ecom_bench tasks")
         policy = get_policy(info.env, self.model_name)
         hidden = info.hidden if policy.reads_hidden_goal else None
-        action = policy.act(to_neutral(input), hidden)
+        action = policy.act(to_neutral(input), hidden, EpisodeStatus.from_dict(info.status))
         output = self._output(action)
         prompt = sum(_tokens(m.text) for m in input)
         output.usage = ModelUsage(input_tokens=prompt, output_tokens=_tokens(output.message.text or "x"),

@@ -19,5 +19,6 @@ class EpisodeStore(StoreModel):
     difficulty: int = 0
     hidden: dict[str, Any] = Field(default_factory=dict)
     turns: int = 0
+    status: dict[str, Any] = Field(default_factory=dict)  # EpisodeStatus.to_dict(), before each generation
     user_acts: list[str] = Field(default_factory=list)
     outcome: dict[str, Any] | None = None

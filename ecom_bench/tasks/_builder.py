@@ -15,12 +15,12 @@ from inspect_ai import Task
 from inspect_ai.dataset import MemoryDataset, Sample
 
 from ecom_bench import __version__
-from ecom_bench._seeding import episode_seed
 from ecom_bench.difficulty import Difficulty, validate_level
 from ecom_bench.envs import get_env
 from ecom_bench.envs.context import MIN_CATALOG_SIZE, CatalogSpec, load_context
-from ecom_bench.episode import Episode
+from ecom_bench.episode import new_episode
 from ecom_bench.scorers import episode_scorer, score_metrics
+from ecom_bench.tasks import _prebuilt
 from ecom_bench.tasks._solver import customer_conversation
 
 DEFAULT_SAMPLES = 100
@@ -66,27 +66,24 @@ def sample_id(env: str, difficulty: int, seed: int, index: int) -> str:
 
 
 def build_samples(env_names: tuple[str, ...], difficulty: int, samples: int, seed: int, catalog: CatalogSpec,
-                  embedder: str) -> list[Sample]:
-    """Procedurally generated samples with stable ids; input = the user's opening.
+                  embedder: str, strict: bool = True) -> list[Sample]:
+    """Procedurally generated samples with stable ids; input = the customer's opening.
 
     With several environments (a collection) sample i belongs to env i mod n, so the
     samples are spread evenly, and each env's episodes are the same as in its own task.
+    Each episode is left for the solver (`_prebuilt`), so its world is generated once.
     """
     context = load_context(catalog, embedder)
-    level = Difficulty.from_level(difficulty)
     out = []
     for i in range(samples):
         env_name = env_names[i % len(env_names)]
         index = i // len(env_names)
-        env = get_env(env_name)
-        problem = env.generate(context, episode_seed(env_name, seed, difficulty, index), level)
-        episode = Episode(env, problem)
-        out.append(Sample(
-            id=sample_id(env_name, difficulty, seed, index),
-            input=episode.opening,
-            metadata={"env": env_name, "difficulty": difficulty, "seed": seed, "index": index,
-                      "episode_seed": problem.seed},
-        ))
+        episode = new_episode(env_name, difficulty, seed, index, context=context, strict=strict)
+        metadata = {"env": env_name, "difficulty": difficulty, "seed": seed, "index": index,
+                    "episode_seed": episode.problem.seed}
+        _prebuilt.leave(_prebuilt.key(metadata, catalog, embedder, strict), episode)
+        out.append(Sample(id=sample_id(env_name, difficulty, seed, index), input=episode.opening,
+                          metadata=metadata))
     return out
 
 
@@ -104,7 +101,7 @@ def env_task(env_name: str, *, difficulty: Any = 0, samples: Any = DEFAULT_SAMPL
         env_names, title = (env_name,), get_env(env_name).title
     else:
         env_names, title = envs, f"Collection {env_name}: {', '.join(envs)}"
-    dataset = MemoryDataset(build_samples(env_names, d, samples, seed, spec, embedder),
+    dataset = MemoryDataset(build_samples(env_names, d, samples, seed, spec, embedder, strict),
                             name=f"ecom_bench-{env_name}-d{d}-s{seed}")
     return Task(
         dataset=dataset,

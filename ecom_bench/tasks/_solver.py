@@ -1,112 +1,110 @@
-"""The conversation solver: the model under test talks to the simulated user.
+"""The conversation solver: the model under test talks to the simulated customer.
 
-A small loop of our own rather than `react()`: every step goes through the core
-`Episode`, which owns turn counting, the per-turn tool budget, the user's patience
-and the hard-fail rule, so evaluation and training count the same way. Plain
-assistant replies go to the simulated user; tool calls run against the world.
+A thin adapter over the core loop rather than `react()`: each model generation becomes
+one `AgentAction` for `Episode.step`, and the step's observation (tool results, the
+customer's reply) becomes Inspect messages. Turn counting, the per-turn tool budget,
+the customer's patience, hard fails and the safety cap are the core's, identical to
+the training env's.
 """
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from inspect_ai.log import transcript
 from inspect_ai.model import (
     ChatMessage,
+    ChatMessageAssistant,
     ChatMessageSystem,
     ChatMessageTool,
     ChatMessageUser,
-    execute_tools,
     get_model,
 )
 from inspect_ai.solver import Generate, Solver, TaskState, solver
+from inspect_ai.tool import ToolCallError
 from inspect_ai.util import span, store_as
 
-from ecom_bench.difficulty import Difficulty
-from ecom_bench.envs import get_env
+from ecom_bench.conversation import AgentAction, Message, ToolCallRequest
 from ecom_bench.envs.context import CatalogSpec, load_context
-from ecom_bench.episode import Episode
+from ecom_bench.episode import Episode, new_episode
 from ecom_bench.scorers._store import EpisodeStore
+from ecom_bench.tasks import _prebuilt
 from ecom_bench.tools import episode_tools
 
-#: Model generations allowed per episode before it is stopped (a safety net: the
-#: episode's own budgets normally end it far earlier).
-MAX_GENERATIONS_PER_TURN = 12
-#: Longest tool error the model reads back. Inspect's schema errors quote the offending
-#: value (a 1 MB argument comes back as a 1 MB error); our own tool errors are far shorter.
+#: Longest tool error the model reads back (an argument-schema error can quote a 1 MB value).
 MAX_TOOL_ERROR_CHARS = 2000
 
 
-def _bounded(message: ChatMessage) -> ChatMessage:
-    """The tool message with its error clipped to MAX_TOOL_ERROR_CHARS."""
-    if isinstance(message, ChatMessageTool) and message.error and len(message.error.message) > MAX_TOOL_ERROR_CHARS:
-        text = message.error.message
-        clipped = f"{text[:MAX_TOOL_ERROR_CHARS]}... (error clipped, {len(text)} characters)"
-        return message.model_copy(update={"error": replace(message.error, message=clipped)})
-    return message
+def _clipped(text: str) -> str:
+    if len(text) <= MAX_TOOL_ERROR_CHARS:
+        return text
+    return f"{text[:MAX_TOOL_ERROR_CHARS]}... (error clipped, {len(text)} characters)"
 
 
-def build_episode(metadata: dict, strict: bool, catalog: CatalogSpec, embedder: str) -> Episode:
-    env = get_env(metadata["env"])
-    context = load_context(catalog, embedder)
-    problem = env.generate(context, metadata["episode_seed"], Difficulty.from_level(metadata["difficulty"]))
-    return Episode(env, problem, strict=strict)
+def to_action(message: ChatMessageAssistant) -> AgentAction:
+    """The model's generation as a core action (a call Inspect could not parse keeps its error)."""
+    calls = tuple(ToolCallRequest(c.function, c.arguments, c.id, c.parse_error) for c in message.tool_calls or ())
+    return AgentAction(message.text, calls)
+
+
+def to_inspect(observation: list[Message], episode: Episode) -> list[ChatMessage]:
+    out: list[ChatMessage] = []
+    for m in observation:
+        if m.role == "tool":
+            error = ToolCallError("parsing" if m.invalid else "unknown", _clipped(m.text)) if m.error else None
+            out.append(ChatMessageTool(content="" if error else m.text, tool_call_id=m.tool_call_id,
+                                       function=m.tool_name, error=error))
+        else:
+            out.append(ChatMessageUser(content=m.text, metadata={"act": episode.user_messages[-1].act.value}))
+    return out
+
+
+def sample_episode(metadata: dict, strict: bool, catalog: CatalogSpec, embedder: str) -> Episode:
+    """The episode the dataset builder made for this sample (rebuilt from its seed if gone)."""
+    episode = _prebuilt.take(_prebuilt.key(metadata, catalog, embedder, strict))
+    if episode is not None:
+        return episode
+    return new_episode(metadata["env"], metadata["difficulty"], metadata["seed"], metadata["index"],
+                       context=load_context(catalog, embedder), strict=strict)
 
 
 @solver
 def customer_conversation(strict: bool = True, catalog: CatalogSpec | None = None,
                           embedder: str = "wordllama") -> Solver:
-    """Run one episode: system prompt + opening, then agent turns until the episode ends."""
+    """Run one episode: system prompt + opening, then agent actions until the episode ends."""
     catalog = catalog or CatalogSpec()
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
-        episode = build_episode(state.metadata, strict, catalog, embedder)
+        episode = sample_episode(state.metadata, strict, catalog, embedder)
         info = store_as(EpisodeStore)
         info.env = episode.env.name
         info.difficulty = episode.difficulty.level
         info.hidden = episode.problem.hidden_state()
-        tools = episode_tools(episode)
-        state.tools = tools
+        # The schemas the model sees; calls run through `Episode.step`, not through these.
+        state.tools = episode_tools(episode)
         state.messages = [ChatMessageSystem(content=episode.system_prompt()),
                           ChatMessageUser(content=episode.opening, metadata={"act": "opening"})]
         model = get_model()
-        generations = 0
-        max_generations = MAX_GENERATIONS_PER_TURN * (episode.difficulty.max_turns + 1)
         try:
             while not episode.done:
-                if generations >= max_generations:
-                    episode.abort("stopped: too many model generations")
-                    break
-                generations += 1
-                state.output = await model.generate(state.messages, tools)
+                info.status = episode.status().to_dict()
+                state.output = await model.generate(state.messages, state.tools)
                 message = state.output.message
                 state.messages.append(message)
-                if message.tool_calls:
-                    # One call at a time, in order, as the core front runs them: an invalid
-                    # call ends a strict episode before the next call (even a final answer) runs.
-                    before = state.messages[:-1]
-                    for call in message.tool_calls:
-                        single = message.model_copy(update={"tool_calls": [call]})
-                        result = await execute_tools([*before, single], tools)
-                        messages = [_bounded(m) for m in result.messages]
-                        state.messages.extend(messages)
-                        for m in messages:
-                            # Inspect rejects unparseable calls, unknown tools and schema
-                            # failures before our tool runs: report them to the episode.
-                            if isinstance(m, ChatMessageTool) and m.error and m.error.type == "parsing":
-                                episode.invalid_output(f"{m.function}: {m.error.message}")
-                    continue
-                async with span("simulated_user", type="user"):
-                    reply = episode.agent_message(message.text)
-                    if reply is not None:
-                        state.messages.append(ChatMessageUser(content=reply.text,
-                                                              metadata={"act": reply.act.value}))
-                        transcript().info({"user_act": reply.act.value, "revealed": list(reply.revealed)})
+                action = to_action(message)
+                if action.tool_calls:
+                    observation, *_ = episode.step(action)
+                else:
+                    async with span("simulated_user", type="user"):
+                        observation, *_ = episode.step(action)
+                        if observation:
+                            reply = episode.user_messages[-1]
+                            transcript().info({"user_act": reply.act.value, "revealed": list(reply.revealed)})
+                state.messages.extend(to_inspect(observation, episode))
                 info.turns = episode.turns
         finally:
             outcome = episode.result()
             info.turns = outcome.turns
             info.user_acts = outcome.user_acts
+            info.status = episode.status().to_dict()
             info.outcome = outcome.to_dict()
         return state
 

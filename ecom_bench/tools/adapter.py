@@ -1,8 +1,8 @@
 """Turn the core toolkit's specs into Inspect `ToolDef`s bound to one episode.
 
-The schema, name and description come from the core `ToolSpec`; the function just
-forwards to `Episode.call_tool`, and a core error becomes an Inspect `ToolError` the
-model reads in the transcript.
+The schema, name and description come from the core `ToolSpec`. Our solver steps the
+episode itself and only shows the model these schemas; run by another solver, each
+call is one `Episode.step`, and a core error becomes an Inspect `ToolError`.
 """
 
 from __future__ import annotations
@@ -12,7 +12,8 @@ from typing import Any
 from inspect_ai.tool import ToolDef, ToolError, ToolParams
 from inspect_ai.util import JSONSchema
 
-from ecom_bench.episode import Episode
+from ecom_bench.conversation import AgentAction, ToolCallRequest
+from ecom_bench.episode import Episode, EpisodeOver
 from ecom_bench.world.toolkit import ToolSpec
 
 
@@ -23,10 +24,15 @@ def _params(spec: ToolSpec) -> ToolParams:
 
 def _tool_def(episode: Episode, spec: ToolSpec) -> ToolDef:
     async def execute(**kwargs: Any) -> str:
-        outcome = episode.call_tool(spec.name, kwargs)
-        if outcome.error:
-            raise ToolError(outcome.text)
-        return outcome.text
+        # Our solver steps the episode itself; a solver that runs these tools (react(), say)
+        # still goes through the one loop, one call per step.
+        try:
+            [result], *_ = episode.step(AgentAction(tool_calls=(ToolCallRequest(spec.name, kwargs),)))
+        except EpisodeOver as e:
+            raise ToolError(str(e)) from None
+        if result.error:
+            raise ToolError(result.text)
+        return result.text
 
     execute.__name__ = spec.name
     return ToolDef(execute, name=spec.name, description=spec.description, parameters=_params(spec))

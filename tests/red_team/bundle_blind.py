@@ -36,7 +36,7 @@ class BundleBlind:
     def __init__(self, env: str = "bundle") -> None:
         pass
 
-    def act(self, messages, hidden):
+    def act(self, messages, hidden, status):
         v = Conv(messages)
         replies = v.replies()
         items: list[str] = []

@@ -37,7 +37,7 @@ class OOSOracle:
                     dict(query=q + " premium", limit=20)]
         return variants[:b]
 
-    def act(self, messages, hidden):
+    def act(self, messages, hidden, status):
         assistant = [m for m in messages if m.role == "assistant"]
         plan = self._plan(messages)
         calls_made = [c for m in assistant for c in m.tool_calls]

@@ -62,7 +62,7 @@ class ReturnsProbe:
     def __init__(self, env: str = "returns") -> None:
         pass
 
-    def act(self, messages, hidden):
+    def act(self, messages, hidden, status):
         v = Conv(messages)
         said = [m.text for m in messages if m.role == "assistant" and not m.tool_calls]
         if not said:

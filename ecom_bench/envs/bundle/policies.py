@@ -22,9 +22,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ecom_bench._seeding import seeded_rng
-from ecom_bench.agents.base import (AgentAction, Message, ToolCallRequest, calls_since_last_message,
+from ecom_bench.conversation import EpisodeStatus
+from ecom_bench.agents.base import (AgentAction, Message, ToolCallRequest,
                                     tool_results)
-from ecom_bench.difficulty import Difficulty
 
 FINAL_TOOL = "submit_bundle"
 DECENT_RATING = 3.5
@@ -45,10 +45,10 @@ class BundleOracle:
     name = "oracle"
     reads_hidden_goal = True
 
-    def act(self, messages: list[Message], hidden: dict[str, Any] | None) -> AgentAction:
+    def act(self, messages: list[Message], hidden: dict[str, Any] | None, status: EpisodeStatus) -> AgentAction:
         if hidden is None:
             raise ValueError("the oracle needs the hidden goal")
-        budget = Difficulty.from_level(hidden["difficulty"]).tool_budget
+        budget = status.tool_budget
         ids = [item["product_id"] for item in hidden["goal"]["items"]]
         plan: list[AgentAction] = []
         for start in range(0, len(ids), budget):
@@ -142,13 +142,9 @@ class BundleHeuristic:
     name = "heuristic"
     reads_hidden_goal = False
 
-    def act(self, messages: list[Message], hidden: dict[str, Any] | None) -> AgentAction:
+    def act(self, messages: list[Message], hidden: dict[str, Any] | None, status: EpisodeStatus) -> AgentAction:
         # Reads only the conversation; `hidden` is deliberately ignored.
-        system = next((m.text for m in messages if m.role == "system"), "")
-        bm = re.search(r"at most (\d+) tool call", system)
-        pm = re.search(r"patience is (\d+) turns", system)
-        tool_budget = int(bm.group(1)) if bm else 1
-        patience = int(pm.group(1)) if pm else 4
+        patience = status.max_turns
         users = [m.text for m in messages if m.role == "user"]
         if not users:
             return AgentAction(text="Hello! What project are you shopping for?")
@@ -164,7 +160,7 @@ class BundleHeuristic:
             self._choose(it, beliefs, stock)
 
         n = len(messages)
-        room = max(0, tool_budget - calls_since_last_message(messages))
+        room = max(0, status.calls_left)
         if _open_remarks(users[0]) and not asked and turn < patience:
             return AgentAction(text="Happy to help! What else do you need for this? Do you have a budget, "
                                "and any requirements for the products?")
@@ -239,7 +235,7 @@ class BundleRandom:
     name = "random"
     reads_hidden_goal = False
 
-    def act(self, messages: list[Message], hidden: dict[str, Any] | None) -> AgentAction:
+    def act(self, messages: list[Message], hidden: dict[str, Any] | None, status: EpisodeStatus) -> AgentAction:
         opening = next((m.text for m in messages if m.role == "user"), "")
         rng = seeded_rng("bundle-random", opening)
         words = [w for w in re.findall(r"[A-Za-z]{4,}", opening)] or ["gift"]
@@ -256,7 +252,7 @@ class BundleRandom:
             return AgentAction(tool_calls=(_call(FINAL_TOOL, n, product_ids=rng.sample(retrieved, k)),))
         if searches >= 2:
             return AgentAction(text="Sorry, I couldn't find anything for you.")
-        if calls_since_last_message(messages) > 0:
+        if status.calls_left < status.tool_budget:
             return AgentAction(text="Let me keep looking.")
         query = " ".join(rng.sample(words, min(2, len(words))))
         return AgentAction(tool_calls=(_call("catalog_search", n, query=query),))

@@ -20,8 +20,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ecom_bench._seeding import seeded_rng
+from ecom_bench.conversation import EpisodeStatus
 from ecom_bench.agents.base import AgentAction, Message, ToolCallRequest, calls_since_last_message, tool_results
-from ecom_bench.difficulty import Difficulty
 
 
 def _call(name: str, n: int, **arguments: Any) -> ToolCallRequest:
@@ -34,10 +34,10 @@ class CartOracle:
     name = "oracle"
     reads_hidden_goal = True
 
-    def act(self, messages: list[Message], hidden: dict[str, Any] | None) -> AgentAction:
+    def act(self, messages: list[Message], hidden: dict[str, Any] | None, status: EpisodeStatus) -> AgentAction:
         if hidden is None:
             raise ValueError("the oracle needs the hidden goal")
-        budget = Difficulty.from_level(hidden["difficulty"]).tool_budget
+        budget = status.tool_budget
         calls = [("user_get_visit_history", {})] + [
             ("cart_add", {"product_id": t["product_id"], "variant_id": t["variant_id"], "quantity": t["quantity"]})
             for t in hidden["goal"]["targets"]
@@ -193,11 +193,8 @@ class CartHeuristic:
     name = "heuristic"
     reads_hidden_goal = False
 
-    def act(self, messages: list[Message], hidden: dict[str, Any] | None) -> AgentAction:
+    def act(self, messages: list[Message], hidden: dict[str, Any] | None, status: EpisodeStatus) -> AgentAction:
         # Reads only the conversation; `hidden` is deliberately ignored.
-        system = next((m.text for m in messages if m.role == "system"), "")
-        bm = re.search(r"at most (\d+) tool call", system)
-        budget = int(bm.group(1)) if bm else 1
         users = [m for m in messages if m.role == "user"]
         if not users:
             return AgentAction(text="Hello! What would you like to add to your cart?")
@@ -230,7 +227,7 @@ class CartHeuristic:
                     it.candidates = [c for c in it.candidates if c["product_id"] not in it.rejected] + history
                     it.choose()
         failed = {(c.name, json.dumps(c.arguments, sort_keys=True)) for c, r in tool_results(messages) if r.error}
-        room = max(0, budget - calls_since_last_message(messages))
+        room = max(0, status.calls_left)
         n = len(messages)
         # 1. search what is not found yet (and, once something is rejected, the visit history)
         pending = [_call("catalog_search", n + i, query=it.query)
@@ -350,7 +347,7 @@ class CartRandom:
     name = "random"
     reads_hidden_goal = False
 
-    def act(self, messages: list[Message], hidden: dict[str, Any] | None) -> AgentAction:
+    def act(self, messages: list[Message], hidden: dict[str, Any] | None, status: EpisodeStatus) -> AgentAction:
         users = [m for m in messages if m.role == "user"]
         opening = users[0].text if users else ""
         rng = seeded_rng("cart-random", opening)

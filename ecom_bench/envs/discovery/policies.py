@@ -18,7 +18,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from ecom_bench.agents.base import AgentAction, Message, ToolCallRequest, calls_since_last_message
+from ecom_bench.conversation import EpisodeStatus
+from ecom_bench.agents.base import AgentAction, Message, ToolCallRequest
 from ecom_bench.envs._ranking import RecommendOracle, RecommendRandom, requested_k
 
 _PRICE = re.compile(r"\$(\d+(?:\.\d+)?)")
@@ -33,8 +34,6 @@ _MORE = re.compile(r"\b(?:more|other|else|not all(?! of)|just ask|if you (?:need
 #: Questions asked at most, however often the customer says there is more.
 MAX_QUESTIONS = 2
 _NOUN = re.compile(r"(?:looking for an?|need a new|help me find an?) ([a-z][a-z '\-]*?)[.?!]", re.I)
-_BUDGET = re.compile(r"at most (\d+) tool call")
-_PATIENCE = re.compile(r"patience is (\d+) turn")
 
 QUESTION = ("Before I search, is there anything else that matters to you: price, brand, ratings, "
             "delivery, features?")
@@ -187,10 +186,8 @@ class RankingHeuristic:
         return 2 * price + rating + speed
 
     # ----------------------------------------------------------------- act
-    def act(self, messages: list[Message], hidden: dict[str, Any] | None) -> AgentAction:
-        system = next((m.text for m in messages if m.role == "system"), "")
-        budget = int(m.group(1)) if (m := _BUDGET.search(system)) else 1
-        patience = int(m.group(1)) if (m := _PATIENCE.search(system)) else 4
+    def act(self, messages: list[Message], hidden: dict[str, Any] | None, status: EpisodeStatus) -> AgentAction:
+        patience = status.max_turns
         users = [m.text for m in messages if m.role == "user"]
         if not users:
             return AgentAction(text="Hello! What are you looking for today?")
@@ -201,7 +198,7 @@ class RankingHeuristic:
         wants = self.parse(users)
         records, when, searches = self._read(messages)
         last_user = max(i for i, m in enumerate(messages) if m.role == "user")
-        room = budget - calls_since_last_message(messages)
+        room = status.calls_left
         n = len(messages)
 
         def need(call: ToolCallRequest) -> AgentAction:

@@ -15,6 +15,7 @@ import re
 from dataclasses import replace
 from typing import Any
 
+from ecom_bench.conversation import EpisodeStatus
 from ecom_bench.agents.base import AgentAction, Message, get_policy
 from ecom_bench.envs.journey.goal import request_opening, request_segments
 
@@ -56,7 +57,7 @@ class _Delegating:
     def _env_of(self, opening: str, index: int, hidden: dict[str, Any] | None) -> tuple[str, dict[str, Any] | None]:
         return classify_request(opening), None
 
-    def act(self, messages: list[Message], hidden: dict[str, Any] | None) -> AgentAction:
+    def act(self, messages: list[Message], hidden: dict[str, Any] | None, status: EpisodeStatus) -> AgentAction:
         from ecom_bench.envs import get_env
 
         segments = request_segments([(m.role, m.text) for m in messages])
@@ -69,7 +70,7 @@ class _Delegating:
         view = [messages[0]] + [self._as_atomic(messages[i]) for i in indices]
         if any(m.role == "tool" and m.tool_name == final_tool and not m.error for m in view):
             return AgentAction(text=DONE_TEXT)
-        action = get_policy(env, self.sub_policy).act(view, sub_hidden)
+        action = get_policy(env, self.sub_policy).act(view, sub_hidden, status)
         # Keep call ids unique across requests (sub-policies number them by position).
         calls = tuple(replace(c, id=f"r{k}-{c.id}") for c in action.tool_calls)
         return AgentAction(text=action.text, tool_calls=calls)

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ecom_bench._seeding import derive_seed, seeded_rng
+from ecom_bench.conversation import EpisodeStatus
 from ecom_bench.agents.base import AgentAction, Message, ToolCallRequest, tool_results
 from ecom_bench.world._tooling import MAX_QUERY_CHARS
 from ecom_bench.world.policy import SLOTS, tokens
@@ -44,7 +45,7 @@ class PolicyOracle:
     name = "oracle"
     reads_hidden_goal = True
 
-    def act(self, messages: list[Message], hidden: dict[str, Any] | None) -> AgentAction:
+    def act(self, messages: list[Message], hidden: dict[str, Any] | None, status: EpisodeStatus) -> AgentAction:
         if hidden is None:
             raise ValueError("the oracle needs the hidden goal")
         goal = hidden["goal"]
@@ -241,7 +242,7 @@ class PolicyHeuristic:
     name = "heuristic"
     reads_hidden_goal = False
 
-    def act(self, messages: list[Message], hidden: dict[str, Any] | None) -> AgentAction:
+    def act(self, messages: list[Message], hidden: dict[str, Any] | None, status: EpisodeStatus) -> AgentAction:
         # Reads only the conversation; `hidden` is deliberately ignored.
         users = [m.text for m in messages if m.role == "user"]
         if not users:
@@ -273,7 +274,7 @@ class PolicyRandom:
     name = "random"
     reads_hidden_goal = False
 
-    def act(self, messages: list[Message], hidden: dict[str, Any] | None) -> AgentAction:
+    def act(self, messages: list[Message], hidden: dict[str, Any] | None, status: EpisodeStatus) -> AgentAction:
         users = [m.text for m in messages if m.role == "user"]
         opening = users[0] if users else ""
         n = len(messages)

@@ -18,12 +18,11 @@ import re
 from typing import Any
 
 from ecom_bench._seeding import seeded_rng
-from ecom_bench.agents.base import AgentAction, Message, calls_since_last_message, tool_results
-from ecom_bench.difficulty import Difficulty
+from ecom_bench.conversation import EpisodeStatus
+from ecom_bench.agents.base import AgentAction, Message, tool_results
 from ecom_bench.users import says
 from ecom_bench.envs.tracking.policies import (
     asked_before,
-    budget_from_prompt,
     call,
     follow_plan,
     listed_items,
@@ -77,11 +76,10 @@ class ReturnsOracle:
     name = "oracle"
     reads_hidden_goal = True
 
-    def act(self, messages: list[Message], hidden: dict[str, Any] | None) -> AgentAction:
+    def act(self, messages: list[Message], hidden: dict[str, Any] | None, status: EpisodeStatus) -> AgentAction:
         if hidden is None:
             raise ValueError("the oracle needs the hidden goal")
         g = hidden["goal"]
-        budget = Difficulty.from_level(hidden["difficulty"]).tool_budget
         ids = {"order_id": g["order_id"], "line_id": g["line_id"]}
         calls: list[tuple[str, dict[str, Any]]] = [("order_get", {"order_id": g["order_id"]})]
         if g["eligible"] and g["kind"] == "exchange":
@@ -94,7 +92,7 @@ class ReturnsOracle:
             calls.append(("catalog_get_product", {"product_id": g["replacement_example"]}))
         final = ("report_return_outcome", {**ids, "outcome": g["outcome"],
                                            "replacement_product_id": g["replacement_example"]})
-        return follow_plan(messages, budget, calls, final)
+        return follow_plan(messages, status, calls, final)
 
 
 class ReturnsHeuristic:
@@ -103,9 +101,9 @@ class ReturnsHeuristic:
     #: Rounds of questions before acting on the likeliest reading.
     max_asks = 2
 
-    def act(self, messages: list[Message], hidden: dict[str, Any] | None) -> AgentAction:
+    def act(self, messages: list[Message], hidden: dict[str, Any] | None, status: EpisodeStatus) -> AgentAction:
         n = len(messages)
-        room = budget_from_prompt(messages) - calls_since_last_message(messages)
+        room = status.calls_left
         wait = AgentAction(text="Let me look into that for you.")
 
         def tool(name: str, **args: Any) -> AgentAction:
@@ -223,11 +221,11 @@ class ReturnsRandom:
     name = "random"
     reads_hidden_goal = False
 
-    def act(self, messages: list[Message], hidden: dict[str, Any] | None) -> AgentAction:
+    def act(self, messages: list[Message], hidden: dict[str, Any] | None, status: EpisodeStatus) -> AgentAction:
         n = len(messages)
         rng = seeded_rng("returns-random", next(iter(user_texts(messages)), ""))
         rows = listed_orders(messages)
-        if calls_since_last_message(messages) >= budget_from_prompt(messages):
+        if status.calls_left <= 0:
             return AgentAction(text="One moment please.")
         if not rows:
             return AgentAction(tool_calls=(call("order_list", n),))

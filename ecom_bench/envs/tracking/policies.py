@@ -24,8 +24,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from ecom_bench._seeding import seeded_rng
-from ecom_bench.agents.base import AgentAction, Message, ToolCallRequest, calls_since_last_message, tool_results
-from ecom_bench.difficulty import Difficulty
+from ecom_bench.conversation import EpisodeStatus
+from ecom_bench.agents.base import AgentAction, Message, ToolCallRequest, tool_results
 from ecom_bench.envs.tracking.references import ORDER_ID_RE
 
 Call = tuple[str, dict[str, Any]]
@@ -40,7 +40,7 @@ def _key(name: str, arguments: dict[str, Any]) -> str:
     return name + json.dumps(arguments, sort_keys=True)
 
 
-def follow_plan(messages: list[Message], budget: int, calls: list[Call], final: Call,
+def follow_plan(messages: list[Message], status: EpisodeStatus, calls: list[Call], final: Call,
                 wait_text: str = "I'm looking into this for you now.") -> AgentAction:
     """The next step of a fixed plan: its not-yet-successful calls within B_tool per turn, then `final`."""
     done = {_key(c.name, c.arguments) for c, r in tool_results(messages) if not r.error}
@@ -48,20 +48,13 @@ def follow_plan(messages: list[Message], budget: int, calls: list[Call], final: 
     n = len(messages)
     if not remaining:
         return AgentAction(tool_calls=(call(final[0], n, 0, **final[1]),))
-    room = budget - calls_since_last_message(messages)
+    room = status.calls_left
     if room <= 0:
         return AgentAction(text=wait_text)
     chunk = remaining[:room]
     if len(chunk) == len(remaining):
         chunk = [*chunk, final]
     return AgentAction(tool_calls=tuple(call(name, n, i, **args) for i, (name, args) in enumerate(chunk)))
-
-
-def budget_from_prompt(messages: list[Message]) -> int:
-    """B_tool as the system prompt states it (what an honest agent knows)."""
-    system = next((m.text for m in messages if m.role == "system"), "")
-    m = re.search(r"at most (\d+) tool call", system)
-    return int(m.group(1)) if m else 1
 
 
 def user_texts(messages: list[Message]) -> list[str]:
@@ -254,12 +247,11 @@ class TrackingOracle:
     name = "oracle"
     reads_hidden_goal = True
 
-    def act(self, messages: list[Message], hidden: dict[str, Any] | None) -> AgentAction:
+    def act(self, messages: list[Message], hidden: dict[str, Any] | None, status: EpisodeStatus) -> AgentAction:
         if hidden is None:
             raise ValueError("the oracle needs the hidden goal")
         g = hidden["goal"]
-        budget = Difficulty.from_level(hidden["difficulty"]).tool_budget
-        return follow_plan(messages, budget, [("order_list", {})],
+        return follow_plan(messages, status, [("order_list", {})],
                            ("report_order_status", {"order_id": g["order_id"], "status": g["status"]}))
 
 
@@ -269,9 +261,9 @@ class TrackingHeuristic:
     #: Questions about which order before settling for the likeliest one.
     max_asks = 2
 
-    def act(self, messages: list[Message], hidden: dict[str, Any] | None) -> AgentAction:
+    def act(self, messages: list[Message], hidden: dict[str, Any] | None, status: EpisodeStatus) -> AgentAction:
         n = len(messages)
-        room = budget_from_prompt(messages) - calls_since_last_message(messages)
+        room = status.calls_left
         texts = user_texts(messages)
         text = " ".join(texts)
         rows = listed_orders(messages)
@@ -305,7 +297,7 @@ class TrackingRandom:
     name = "random"
     reads_hidden_goal = False
 
-    def act(self, messages: list[Message], hidden: dict[str, Any] | None) -> AgentAction:
+    def act(self, messages: list[Message], hidden: dict[str, Any] | None, status: EpisodeStatus) -> AgentAction:
         rows = listed_orders(messages)
         if not rows:
             return AgentAction(tool_calls=(call("order_list", len(messages)),))

@@ -1,0 +1,81 @@
+"""Front-neutral conversation types: what every front shows an agent and takes back from it.
+
+The core episode speaks these; the Inspect solver, the scripted provider and the
+training env convert to and from them, so no front has its own notion of a turn.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
+
+Role = Literal["system", "user", "assistant", "tool"]
+
+
+@dataclass(frozen=True)
+class ToolCallRequest:
+    """One tool call as the agent asked for it. `parse_error` says why the agent's call could not
+    be read (malformed JSON arguments, say): the episode treats it as invalid output."""
+
+    name: str
+    arguments: dict[str, Any]
+    id: str = ""
+    parse_error: str | None = None
+
+
+@dataclass(frozen=True)
+class Message:
+    """One conversation message, as any front presents it to a scripted policy."""
+
+    role: Role
+    text: str = ""
+    tool_calls: tuple[ToolCallRequest, ...] = ()
+    tool_call_id: str | None = None
+    tool_name: str | None = None
+    error: bool = False
+    invalid: bool = False  # a tool result for a malformed call (unknown tool, bad or unparseable arguments)
+
+    def json(self) -> Any:
+        """The tool result parsed as JSON (None if it is not JSON)."""
+        try:
+            return json.loads(self.text)
+        except (TypeError, ValueError):
+            return None
+
+
+@dataclass(frozen=True)
+class AgentAction:
+    """What the agent does next: tool calls, or (when there are none) a message to the user."""
+
+    text: str = ""
+    tool_calls: tuple[ToolCallRequest, ...] = field(default=())
+
+
+@dataclass(frozen=True)
+class EpisodeStatus:
+    """The episode's counters as data: what an agent may still do, and why it stopped.
+
+    Scripted agents read budgets from here (never from the prompt's wording); the
+    training env puts the same fields in `info`.
+    """
+
+    turn: int  # the turn the agent is in now, 1-based
+    max_turns: int  # T_max(d): the customer's patience, in agent turns
+    turns_left: int  # turns the customer will still wait (this one included)
+    tool_budget: int  # B_tool(d): budgeted tool calls per turn
+    calls_left: int  # budgeted calls left in this turn
+    step: int  # agent actions taken so far
+    max_steps: int  # the safety cap on actions (truncation)
+    done: bool = False
+    end_reason: str | None = None  # an `EndReason` value once done
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "EpisodeStatus":
+        return cls(**data)
+
+
+__all__ = ["AgentAction", "EpisodeStatus", "Message", "Role", "ToolCallRequest"]
