@@ -1,0 +1,14 @@
+"""Training front: the environments for RL, over the same core loop as the Inspect tasks.
+
+* `EcomEnv`: a gymnasium env for text agents (raw model text or structured tool calls).
+* `AdaptiveCurriculum`, `CurriculumConfig`, `TaskSampler`: the per-env difficulty window.
+* `ecom_bench.training.trl`, `ecom_bench.training.server`: TRL and OpenEnv (extra `train`).
+* `ecom_bench.training.ray`: parallel rollouts on Ray (extra `ray`).
+"""
+
+from ecom_bench.training.actions import Action, parse_action, parse_text, to_hermes
+from ecom_bench.training.curriculum import PRESETS, AdaptiveCurriculum, CurriculumConfig, TaskSampler
+from ecom_bench.training.env import EcomEnv
+
+__all__ = ["PRESETS", "Action", "AdaptiveCurriculum", "CurriculumConfig", "EcomEnv", "TaskSampler",
+           "parse_action", "parse_text", "to_hermes"]

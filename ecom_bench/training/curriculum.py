@@ -1,0 +1,164 @@
+"""The adaptive difficulty curriculum (docs/design.md, Curriculum) and the task sampler.
+
+Each environment keeps its own window [l, h], starting at [0, 0]. An episode draws
+d ~ U{l..h}; only episodes played at d = h count; after τ_num of them, a success rate
+≥ τ_acc moves h up by one and l up to max(l, h − Δ); the counters reset either way, and
+l never falls. Promotion reads `success` (a bool), never the shaped reward: an agent
+that farms efficiency or hallucination points without solving tasks is not promoted.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from ecom_bench.difficulty import validate_level
+from ecom_bench.envs import resolve_envs
+
+
+@dataclass(frozen=True)
+class CurriculumConfig:
+    """τ_acc, τ_num and Δ of the rule; `max_level` caps h (None: no cap)."""
+
+    tau_acc: float = 0.9
+    tau_num: int = 32
+    delta: int = 4
+    max_level: int | None = None
+
+    def __post_init__(self) -> None:
+        if not (isinstance(self.tau_acc, (int, float)) and 0 < self.tau_acc <= 1):
+            raise ValueError(f"tau_acc must be in (0, 1], got {self.tau_acc!r}")
+        for name in ("tau_num", "delta"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < (1 if name == "tau_num" else 0):
+                raise ValueError(f"{name} must be an integer >= {1 if name == 'tau_num' else 0}, got {value!r}")
+        if self.max_level is not None:
+            validate_level(self.max_level)
+
+
+#: `ecomrlve`: the published run's values. `rlve`: the RLVE paper's, 128 episodes at the frontier
+#: (8 prompts x 16 rollouts) and 4 live levels (h-3..h, so Δ = 3).
+PRESETS: dict[str, CurriculumConfig] = {
+    "ecomrlve": CurriculumConfig(0.9, 32, 4),
+    "rlve": CurriculumConfig(0.9, 128, 3),
+}
+
+
+@dataclass
+class Window:
+    """One environment's window and its counters at the frontier."""
+
+    low: int = 0
+    high: int = 0
+    attempts: int = 0  # episodes at d = high since the last check
+    successes: int = 0
+    episodes: int = 0  # every episode recorded, any level
+    promotions: int = 0
+
+
+class AdaptiveCurriculum:
+    """Per-environment windows under one rule. `state_dict()` is plain JSON and round-trips
+    through `from_state_dict`, so a training run can checkpoint and resume it."""
+
+    def __init__(self, preset: str | CurriculumConfig = "ecomrlve", **overrides: Any) -> None:
+        if isinstance(preset, CurriculumConfig):
+            base = preset
+        elif preset in PRESETS:
+            base = PRESETS[preset]
+        else:
+            raise ValueError(f"unknown curriculum preset {preset!r}; presets: {', '.join(PRESETS)} "
+                             "(or pass a CurriculumConfig)")
+        unknown = set(overrides) - set(asdict(base))
+        if unknown:
+            raise ValueError(f"unknown curriculum setting(s) {sorted(unknown)}; settings: {', '.join(asdict(base))}")
+        self.config = CurriculumConfig(**{**asdict(base), **overrides})
+        self.windows: dict[str, Window] = {}
+
+    def window(self, env: str) -> tuple[int, int]:
+        w = self._window(env)
+        return w.low, w.high
+
+    def sample(self, env: str, rng: random.Random | Any) -> int:
+        """d ~ U{l..h} for `env` (rng: a `random.Random` or a numpy Generator)."""
+        w = self._window(env)
+        if hasattr(rng, "integers"):
+            return int(rng.integers(w.low, w.high + 1))
+        return rng.randint(w.low, w.high)
+
+    def record(self, env: str, level: int, success: bool) -> bool:
+        """Count one finished episode; returns whether `env` was promoted."""
+        if not isinstance(success, bool):
+            raise TypeError(f"the curriculum counts success (a bool), not the shaped reward; got {success!r}")
+        w = self._window(env)
+        w.episodes += 1
+        if level != w.high:
+            return False
+        w.attempts += 1
+        w.successes += success
+        if w.attempts < self.config.tau_num:
+            return False
+        promote = w.successes / w.attempts >= self.config.tau_acc and (
+            self.config.max_level is None or w.high < self.config.max_level)
+        w.attempts = w.successes = 0
+        if promote:
+            w.high += 1
+            w.low = max(w.low, w.high - self.config.delta)
+            w.promotions += 1
+        return promote
+
+    def state_dict(self) -> dict[str, Any]:
+        return {"config": asdict(self.config), "windows": {env: asdict(w) for env, w in self.windows.items()}}
+
+    @classmethod
+    def from_state_dict(cls, state: dict[str, Any]) -> "AdaptiveCurriculum":
+        curriculum = cls(CurriculumConfig(**state["config"]))
+        curriculum.windows = {env: Window(**w) for env, w in state["windows"].items()}
+        return curriculum
+
+    def _window(self, env: str) -> Window:
+        resolve_envs(env)  # an unknown name fails here, by name
+        return self.windows.setdefault(env, Window())
+
+    def __repr__(self) -> str:
+        windows = ", ".join(f"{e}=[{w.low},{w.high}]" for e, w in sorted(self.windows.items()))
+        return f"AdaptiveCurriculum({self.config}, {windows or 'no episodes yet'})"
+
+
+@dataclass
+class TaskSampler:
+    """What the next episode is: an env drawn uniformly from `envs` (an env, a collection C1..C8
+    or a list) and its difficulty, fixed or from the curriculum (`difficulty="adaptive"`)."""
+
+    envs: str | tuple[str, ...] = "cart"
+    difficulty: int | str = 0
+    curriculum: AdaptiveCurriculum | Any | None = None  # anything with window(env) and record(env, d, success)
+    names: tuple[str, ...] = field(init=False)
+
+    def __post_init__(self) -> None:
+        spec = ",".join(self.envs) if isinstance(self.envs, (tuple, list)) else self.envs
+        self.names = resolve_envs(spec)
+        if self.difficulty == "adaptive":
+            if self.curriculum is None:
+                self.curriculum = AdaptiveCurriculum()
+        elif isinstance(self.difficulty, str):
+            raise ValueError(f"difficulty must be an integer >= 0 or 'adaptive', got {self.difficulty!r}")
+        else:
+            validate_level(self.difficulty)
+
+    @property
+    def adaptive(self) -> bool:
+        return self.difficulty == "adaptive"
+
+    def sample(self, rng: Any) -> tuple[str, int]:
+        env = self.names[int(rng.integers(len(self.names)))] if len(self.names) > 1 else self.names[0]
+        if not self.adaptive:
+            return env, int(self.difficulty)
+        # Only `window` and `record` are asked of the curriculum, so a shared one (a Ray actor's
+        # handle, say) works here too; the draw stays with this sampler's seeded rng.
+        low, high = self.curriculum.window(env)
+        return env, int(rng.integers(low, high + 1))
+
+    def record(self, env: str, level: int, success: bool) -> None:
+        if self.adaptive:
+            self.curriculum.record(env, level, success)

@@ -1,0 +1,194 @@
+"""`EcomEnv`: the environments as a gymnasium env for text agents.
+
+A thin front over the core loop (`ecom_bench.episode`): `reset` builds one episode's world
+once; `step` parses the agent's action (raw model text or an OpenAI-style message, see
+`ecom_bench.training.actions`) and hands it to `Episode.step`, the same loop the Inspect
+solver drives. Reward is 0 until the episode ends, then r_total in [-1, 1]; `info`
+carries `success` (what the curriculum and pass^k count), the reward parts, the turn,
+calls left this turn and patience left.
+
+    env = EcomEnv()
+    obs, info = env.reset(seed=0, options={"env": "cart", "difficulty": 6})
+    obs, reward, terminated, truncated, info = env.step('<tool_call>{"name": ...}</tool_call>')
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium as gym
+
+from ecom_bench.agents import Policy, get_policy
+from ecom_bench.conversation import AgentAction, Message
+from ecom_bench.envs.context import CatalogSpec, EnvContext, load_context
+from ecom_bench.episode import Episode, EpisodeOver, new_episode
+from ecom_bench.training.actions import Action, chat_message, parse_action
+from ecom_bench.training.curriculum import AdaptiveCurriculum, TaskSampler
+
+#: The largest dataset seed a reset draws (Inspect's `-T seed=` takes the same values).
+MAX_SEED = 2**31 - 1
+
+
+class ChatSpace(gym.spaces.Space):
+    """Observations: ``{"messages": [chat messages], ...}`` (OpenAI / HF chat-template dicts)."""
+
+    def __init__(self) -> None:
+        super().__init__(shape=None, dtype=None)
+
+    def contains(self, x: Any) -> bool:
+        return isinstance(x, dict) and isinstance(x.get("messages"), list) and all(
+            isinstance(m, dict) and isinstance(m.get("role"), str) for m in x["messages"])
+
+    def sample(self, mask: Any = None, probability: Any = None) -> dict[str, Any]:
+        return {"messages": [{"role": "user", "content": "Hi, I need some help with an order."}]}
+
+
+class ActionSpace(gym.spaces.Space):
+    """Actions: raw model text, an OpenAI-style assistant message, or an `AgentAction`."""
+
+    def __init__(self) -> None:
+        super().__init__(shape=None, dtype=None)
+
+    def contains(self, x: Any) -> bool:
+        return isinstance(x, (str, AgentAction)) or (isinstance(x, dict) and ("content" in x or "tool_calls" in x))
+
+    def sample(self, mask: Any = None, probability: Any = None) -> str:
+        replies = ("Could you tell me a bit more about what you need?", "Let me check that for you.",
+                   "Is there anything else I can help with?")
+        return replies[int(self.np_random.integers(len(replies)))]
+
+
+def chat(m: Message) -> dict[str, Any]:
+    """A core message as a chat-template message."""
+    if m.role == "tool":
+        return {"role": "tool", "tool_call_id": m.tool_call_id, "name": m.tool_name, "content": m.text}
+    if m.role == "assistant":
+        return chat_message(AgentAction(m.text, m.tool_calls))
+    return {"role": m.role, "content": m.text}
+
+
+class EcomEnv(gym.Env):
+    """One customer-service episode per `reset`, over any environment or collection.
+
+    Args:
+        env: an environment ("cart"), a collection ("C4") or a comma list; a collection draws
+            its env uniformly at each reset.
+        difficulty: a level d >= 0, or "adaptive" to draw it from `curriculum`.
+        curriculum: the curriculum for "adaptive" (default: a fresh `AdaptiveCurriculum()`);
+            anything with `window(env)` and `record(env, d, success)` works (a shared one on Ray).
+        catalog: how the catalogue is built (default: the embedded synthetic one).
+        context: an already-loaded catalogue context (shared between envs in one process).
+        strict: the published rule (an invalid call or unparseable output is a hard fail).
+
+    `reset(seed=..., options=...)` takes `options` {"env", "difficulty", "index"} to override
+    these for one episode; with `index` (and `seed`) the episode is exactly sample `index` of
+    the Inspect task with `-T seed=<seed>`.
+    """
+
+    metadata = {"render_modes": ["ansi"]}
+
+    def __init__(self, env: str = "cart", difficulty: int | str = 0, *,
+                 curriculum: AdaptiveCurriculum | Any | None = None, catalog: CatalogSpec | None = None,
+                 context: EnvContext | None = None, strict: bool = True, render_mode: str | None = None) -> None:
+        if render_mode not in (None, "ansi"):
+            raise ValueError(f"render_mode must be None or 'ansi', got {render_mode!r}")
+        self.render_mode = render_mode
+        self.sampler = TaskSampler(env, difficulty, curriculum)
+        self.strict = strict
+        self._catalog = (catalog or CatalogSpec()).validate()
+        self._context = context
+        self.observation_space = ChatSpace()
+        self.action_space = ActionSpace()
+        self.episode: Episode | None = None
+        self._transcript: list[Message] = []
+        self._recorded = False
+
+    # ------------------------------------------------------------------ gymnasium
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None
+              ) -> tuple[dict[str, Any], dict[str, Any]]:
+        super().reset(seed=seed)
+        options = dict(options or {})
+        unknown = set(options) - {"env", "difficulty", "index"}
+        if unknown:
+            raise ValueError(f"unknown reset option(s) {sorted(unknown)}; options: env, difficulty, index")
+        sampler = self.sampler
+        if "env" in options or "difficulty" in options:
+            sampler = TaskSampler(options.get("env", ",".join(self.sampler.names)),
+                                  options.get("difficulty", self.sampler.difficulty), self.sampler.curriculum)
+        env_name, level = sampler.sample(self.np_random)
+        if "index" in options:
+            index = options["index"]
+            if isinstance(index, bool) or not isinstance(index, int) or index < 0:
+                raise ValueError(f"index must be an integer >= 0, got {index!r}")
+            dataset_seed = 0 if seed is None else seed
+        else:
+            dataset_seed, index = int(self.np_random.integers(MAX_SEED)), 0
+        self._active_sampler = sampler
+        self.episode = new_episode(env_name, level, dataset_seed, index, context=self.context, strict=self.strict)
+        self._recorded = False
+        self._transcript = [Message("system", self.episode.system_prompt()), Message("user", self.episode.opening)]
+        observation = {"messages": [chat(m) for m in self._transcript], "tools": self.tools}
+        info = {**self.episode.info(), "seed": dataset_seed, "index": index}
+        return observation, info
+
+    def step(self, action: Action) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
+        if self.episode is None:
+            raise EpisodeOver("call reset() before step()")
+        agent_action = parse_action(action)
+        observation, reward, terminated, truncated, info = self.episode.step(agent_action)
+        self._transcript.append(Message("assistant", agent_action.text, tool_calls=agent_action.tool_calls))
+        self._transcript.extend(observation)
+        if (terminated or truncated) and not self._recorded:
+            self._recorded = True
+            self._active_sampler.record(self.episode.env.name, self.episode.difficulty.level, info["success"])
+        return {"messages": [chat(m) for m in observation]}, reward, terminated, truncated, info
+
+    def render(self) -> str | None:
+        if self.render_mode != "ansi":
+            return None
+        lines = []
+        for m in self._transcript[1:]:
+            calls = "".join(f"\n  -> {c.name}({c.arguments})" for c in m.tool_calls)
+            lines.append(f"[{m.role}{':' + m.tool_name if m.tool_name else ''}] {m.text}{calls}")
+        return "\n".join(lines)
+
+    # ------------------------------------------------------------------ for trainers
+    @property
+    def context(self) -> EnvContext:
+        if self._context is None:
+            self._context = load_context(self._catalog)
+        return self._context
+
+    @property
+    def curriculum(self) -> Any:
+        return self.sampler.curriculum
+
+    @property
+    def tools(self) -> list[dict[str, Any]]:
+        """The current episode's tools in OpenAI function format (what `apply_chat_template(tools=)` takes)."""
+        if self.episode is None:
+            return []
+        return [spec.openai_schema() for spec in self.episode.tool_specs()]
+
+    def messages(self) -> list[dict[str, Any]]:
+        """The conversation so far as chat messages (system, customer, assistant with tool calls,
+        tool results), ready for `tokenizer.apply_chat_template(env.messages(), tools=env.tools)`."""
+        return [chat(m) for m in self._transcript]
+
+    @property
+    def transcript(self) -> list[Message]:
+        """The conversation as core messages (what scripted policies read)."""
+        return list(self._transcript)
+
+    def scripted_action(self, policy: str | Policy) -> AgentAction:
+        """The next action of a scripted policy ("oracle", "heuristic", ...) in this episode.
+
+        The oracle reads the hidden goal; every other policy sees what a model sees.
+        """
+        if self.episode is None:
+            raise EpisodeOver("call reset() before asking for an action")
+        if isinstance(policy, str):
+            policy = get_policy(self.episode.env.name, policy)
+        hidden = self.episode.problem.hidden_state() if policy.reads_hidden_goal else None
+        return policy.act(self._transcript, hidden, self.episode.status())
+
