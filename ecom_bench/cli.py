@@ -19,6 +19,7 @@ import time
 from collections.abc import Callable
 
 from ecom_bench.agents import get_policy
+from ecom_bench.conversation import AgentAction, ToolCallRequest
 from ecom_bench.difficulty import Difficulty, validate_level
 from ecom_bench.envs import ENVIRONMENTS, resolve_envs
 from ecom_bench.envs.context import CatalogSpec, load_context
@@ -131,12 +132,12 @@ def cmd_play(args: argparse.Namespace) -> None:
             except json.JSONDecodeError as e:
                 print("  (not JSON:", e, ")")
                 continue
-            out = ep.call_tool(name, arguments)
+            [out], *_ = ep.step(AgentAction(tool_calls=(ToolCallRequest(name, arguments, "play"),)))
             print(("ERROR: " if out.error else "") + out.text)
         elif line:
-            reply = ep.agent_message(line)
-            if reply is not None:
-                print(f"CUSTOMER [{reply.act.value}]:", reply.text)
+            observation, *_ = ep.step(AgentAction(line))
+            if observation:
+                print(f"CUSTOMER [{ep.user_messages[-1].act.value}]:", observation[0].text)
     print("\n" + ep.result().explanation())
 
 
