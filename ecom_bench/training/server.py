@@ -24,6 +24,7 @@ episode scores it as a hard fail (reward -1, done) under the strict rule.
 from __future__ import annotations
 
 import functools
+import json
 import os
 import socket
 import subprocess
@@ -35,14 +36,15 @@ import urllib.request
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any, Literal
+from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from openenv.core.env_server.http_server import create_app
 from openenv.core.env_server.interfaces import Environment
-from openenv.core.env_server.types import Action, ConcurrencyConfig, EnvironmentMetadata, Observation, State
+from openenv.core.env_server.types import (Action, ConcurrencyConfig, EnvironmentMetadata, Observation, State,
+                                           WSErrorCode, WSErrorResponse)
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 from pydantic_core import PydanticCustomError
 from starlette.exceptions import HTTPException
@@ -116,7 +118,7 @@ class _ResetParams(BaseModel):
     seed: int | None = Field(None, ge=0, le=MAX_SEED)
     episode_id: str | None = Field(None, max_length=255)
     env: str | None = None
-    difficulty: int | Literal["adaptive"] | None = None
+    difficulty: int | str | None = None  # a bad string is refused by EcomEnv, in its words
     index: int | None = Field(None, ge=0)
 
 
@@ -137,9 +139,13 @@ def readable(errors: list[Any] | Any) -> str:
         return str(errors)
     parts = []
     for e in errors:
-        loc = ".".join(str(p) for p in e.get("loc", ()) if p != "body") if isinstance(e, dict) else ""
-        msg = e.get("msg", str(e)) if isinstance(e, dict) else str(e)
-        parts.append(f"{loc}: {msg}" if loc else msg)
+        if not isinstance(e, dict):
+            parts.append(str(e))
+        elif e.get("type") == "json_invalid":
+            parts.append(f"the body is not valid JSON ({(e.get('ctx') or {}).get('error', 'decode error')})")
+        else:
+            loc = ".".join(str(p) for p in e.get("loc", ()) if p != "body")
+            parts.append(f"{loc}: {e.get('msg', e)}" if loc else str(e.get("msg", e)))
     return "; ".join(parts) or "invalid request"
 
 
@@ -263,6 +269,7 @@ def _harden(app: FastAPI) -> None:
     app.add_exception_handler(RequestValidationError, invalid)
     app.add_exception_handler(HTTPException, http_error)
     app.add_middleware(_BodyLimit, limit=MAX_REQUEST_BYTES)
+    app.add_middleware(_WebSocketGuard)
 
 
 class _BodyLimit:
@@ -303,6 +310,44 @@ class _BodyLimit:
         response = JSONResponse({"detail": f"request body over {self.limit} bytes"}, status_code=413,
                                 headers={"connection": "close"})
         await response({"type": "http"}, None, send)
+
+
+class _WebSocketGuard:
+    """ASGI middleware: openenv's ``/ws`` loop reads text frames and assumes each is a JSON
+    object; a binary frame or a JSON array / number ends the session with a cryptic error. Such
+    frames are answered here with openenv's error message, and the session goes on."""
+
+    NOT_AN_OBJECT = WSErrorResponse(data={
+        "message": 'a message must be a JSON object {"type": "reset" | "step" | "state" | "close", "data": {...}}',
+        "code": WSErrorCode.INVALID_JSON}).model_dump_json()
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] != "websocket":
+            return await self.app(scope, receive, send)
+
+        async def guarded() -> dict[str, Any]:
+            while True:
+                message = await receive()
+                if message["type"] != "websocket.receive":
+                    return message
+                text = message.get("text")
+                if text is None:  # a binary frame: the same JSON, as text
+                    try:
+                        text = (message.get("bytes") or b"").decode()
+                    except UnicodeDecodeError:
+                        text = ""
+                try:
+                    valid = isinstance(json.loads(text), dict)
+                except ValueError:
+                    valid = True  # not JSON at all: openenv answers that itself (INVALID_JSON)
+                if valid:
+                    return {"type": "websocket.receive", "text": text}
+                await send({"type": "websocket.send", "text": self.NOT_AN_OBJECT})  # openenv waits in receive
+
+        return await self.app(scope, guarded, send)
 
 
 def __getattr__(name: str) -> Any:
