@@ -69,6 +69,18 @@ def test_200_concurrent_sessions(context):
     assert (run.episodes, run.successes, run.errors) == (200, 200, 0), run.failures
 
 
+def test_adaptive_sessions_share_one_curriculum(context):
+    """Every session records into the server's one curriculum: 80 oracle wins at d=0 over two
+    envs promote both (tau_num=32), so later resets draw from [0, 1]."""
+    with running_server("cart,policy", "adaptive", catalog_size=TEST_CATALOG_SIZE) as base_url:
+        run = drive_oracle(base_url, 40, 2, context=context)
+        assert (run.successes, run.errors) == (80, 0), run.failures
+        with EcomEnvClient(base_url=base_url).sync() as env:
+            drawn = {(info["env"], info["difficulty"])
+                     for s in range(20) for info in [env.reset(seed=s).observation.info]}
+    assert drawn == {(e, d) for e in ("cart", "policy") for d in (0, 1)}
+
+
 def test_sync_client_structured_actions_and_state(url, context):
     """The sync wrapper, the OpenAI-style action form and the session state."""
     mirror = EcomEnv(context=context)
