@@ -12,7 +12,9 @@ This module adds only what openenv-core lacks for a public training server:
 * one catalogue context for every session (loading it is the slow part), and a lock around a
   shared adaptive curriculum (sessions step on their own threads);
 * bad requests answered with a 4xx and one readable line (openenv lets an environment's
-  exception become a 500 and echoes raw pydantic errors), and a cap on request sizes.
+  exception become a 500 and echoes raw pydantic errors), and a cap on request sizes;
+* a WebSocket frame that is JSON but no object gets an error frame (openenv's loop would end
+  the session with a cryptic AttributeError).
 
 Model output that is no valid tool call is *not* a bad request: it is an action, and the
 episode scores it as a hard fail (reward -1, done) under the strict rule.
@@ -49,6 +51,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from pydantic_core import PydanticCustomError
 from starlette.exceptions import HTTPException
 
+from ecom_bench import __version__
 from ecom_bench.envs.context import CatalogSpec, EnvContext, load_context
 from ecom_bench.training.curriculum import AdaptiveCurriculum
 from ecom_bench.training.env import MAX_SEED, EcomEnv
@@ -200,8 +203,6 @@ class EcomEnvironment(Environment[EcomAction, EcomObservation, EcomState]):
         return self._state
 
     def get_metadata(self) -> EnvironmentMetadata:
-        from ecom_bench import __version__
-
         return EnvironmentMetadata(
             name="ecom-bench", version=__version__,
             description="Verifiable multi-turn e-commerce customer-service environments: a tool-using "
