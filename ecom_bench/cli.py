@@ -5,6 +5,7 @@
     ecom-bench sweep C8 -d 0 6 12 -n 30              success table: env x policy x difficulty
     ecom-bench play cart -d 3                        be the agent yourself
     ecom-bench build-index                           pre-build the search index cache
+    ecom-bench serve --envs C8 -d adaptive           the OpenEnv server (extra `train`)
 
 Evaluation of real models goes through Inspect: `inspect eval ecom_bench/cart ...`.
 """
@@ -148,6 +149,21 @@ def cmd_build_index(args: argparse.Namespace) -> None:
     print(f"index ready for {len(ctx.catalog)} products ({args.embedder}) in {time.perf_counter() - start:.1f}s")
 
 
+def _difficulty(value: str) -> int | str:
+    return value if value == "adaptive" else _level(value)
+
+
+def cmd_serve(args: argparse.Namespace) -> None:
+    try:
+        from ecom_bench.training.server import serve
+    except ImportError as e:
+        raise ImportError(f"serve needs openenv-core and uvicorn ({e.name or e} is missing): "
+                          'pip install -e ".[train]"') from None
+    limits = {} if args.max_sessions is None else {"max_sessions": args.max_sessions}
+    serve(args.host, args.port, args.envs, args.difficulty, catalog=CatalogSpec(args.catalog, args.catalog_size),
+          embedder=args.embedder, **limits)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="ecom-bench", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -182,6 +198,17 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--catalog-size", type=int, default=None)
     p.add_argument("--embedder", default="wordllama")
     p.set_defaults(fn=cmd_build_index)
+    p = sub.add_parser("serve", help="serve the environments over OpenEnv (HTTP + WebSocket sessions)")
+    p.add_argument("--host", default="127.0.0.1")
+    p.add_argument("--port", type=_non_negative, default=8000)
+    p.add_argument("--envs", default="C8", help="a collection (C1, C2, C4, C8) or a comma list of envs")
+    p.add_argument("-d", "--difficulty", type=_difficulty, default=6, help="a level d >= 0, or 'adaptive'")
+    p.add_argument("--max-sessions", type=_count, default=None,
+                   help="concurrent WebSocket sessions (default 256)")
+    p.add_argument("--catalog", default="synthetic")
+    p.add_argument("--catalog-size", type=int, default=None)
+    p.add_argument("--embedder", default="wordllama")
+    p.set_defaults(fn=cmd_serve)
     args = parser.parse_args(argv)
     try:
         args.fn(args)
