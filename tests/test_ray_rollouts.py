@@ -14,7 +14,7 @@ from conftest import TEST_SPEC  # noqa: E402
 
 from ecom_bench.envs import COLLECTIONS  # noqa: E402
 from ecom_bench.training import AdaptiveCurriculum, EcomEnv  # noqa: E402
-from ecom_bench.training.rollouts import PolicyError, rollout  # noqa: E402
+from ecom_bench.training.rollouts import PolicyError, RolloutError, rollout  # noqa: E402
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -32,7 +32,8 @@ def run(policy, n, envs="cart", difficulty=None, **kw):
 
 
 def outcome(r):
-    return (r.env, r.difficulty, r.sample, r.success, r.reward, r.reward_parts, r.turns, r.steps, r.end_reason)
+    return (r.env, r.difficulty, r.sample, r.success, r.reward, r.reward_parts, r.turns, r.steps,
+            r.end_reason)
 
 
 def test_fixed_difficulty_is_the_same_on_2_workers_1_worker_and_a_plain_loop(context):
@@ -41,6 +42,7 @@ def test_fixed_difficulty_is_the_same_on_2_workers_1_worker_and_a_plain_loop(con
     assert all(r.success and r.reward > 0 and r.end_reason == "answered" for r in two)
     assert two.curriculum is None and two.timings["episodes"] > 0
     assert run("oracle", 24, "C8", 6, workers=1, seed=3) == two
+    assert run("oracle", 24, "C8", 6, workers=0, seed=3) == two  # in this process, no Ray
 
     # The same episodes played by hand on one EcomEnv: env i % 8, sample i // 8, dataset seed 3.
     names, env, expected = COLLECTIONS["C8"], EcomEnv(context=context), []
@@ -69,8 +71,8 @@ def test_the_one_shared_curriculum_counts_every_episode_and_moves():
     high = window.high
     run("oracle", 8, difficulty="adaptive", curriculum=curriculum, workers=2)
     assert curriculum.windows["cart"].episodes == 48 and curriculum.windows["cart"].high >= high
-    assert min(r.difficulty for r in run("oracle", 4, curriculum=curriculum, workers=1)) >= curriculum.windows[
-        "cart"].low
+    low = curriculum.windows["cart"].low
+    assert min(r.difficulty for r in run("oracle", 4, curriculum=curriculum, workers=1)) >= low
 
 
 def test_adaptive_rollout_on_one_worker_is_reproducible():
@@ -103,14 +105,22 @@ def nothing(messages, tools):
     return 42
 
 
+def stuck(messages, tools):
+    time.sleep(60)
+    return "Sorry for the wait."
+
+
 def test_a_failing_policy_is_one_clear_error_not_a_hang():
     start = time.perf_counter()
-    with pytest.raises(PolicyError, match=r"the policy raised ValueError: model server unreachable at episode \d+ "
-                                          r"\(env cart, d 0, sample \d+\), step 1"):
+    raised = (r"the policy raised ValueError: model server unreachable at episode \d+ "
+              r"\(env cart, d 0, sample \d+\), step 1")
+    with pytest.raises(PolicyError, match=raised):
         run(explode, 8, difficulty=0, workers=2)
     with pytest.raises(PolicyError, match="the policy returned no action .*got int"):
         run(nothing, 2, workers=2)
-    assert time.perf_counter() - start < 30
+    with pytest.raises(RolloutError, match="timed out after 2 s with 0 of 2 episodes done"):
+        run(stuck, 2, workers=2, timeout=2)
+    assert time.perf_counter() - start < 40
 
 
 def test_bad_arguments_fail_before_any_actor_starts():

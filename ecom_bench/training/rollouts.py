@@ -121,16 +121,18 @@ class Rollout(list):
 
 # --------------------------------------------------------------------------- planning
 @dataclass(frozen=True)
-class _Task:
+class PlannedEpisode:
+    """Episode `index` of a rollout: sample `sample` of `env`'s dataset."""
+
     index: int
     env: str
     sample: int
 
 
-def plan(n: int, envs: str | Iterable[str], seed: int) -> list[_Task]:
+def plan(n: int, envs: str | Iterable[str], seed: int) -> list[PlannedEpisode]:
     """The rollout's episodes, fixed before any worker starts: env round-robin, sample per env."""
     names = resolve_envs(",".join(envs) if not isinstance(envs, str) else envs)
-    return [_Task(i, names[i % len(names)], i // len(names)) for i in range(n)]
+    return [PlannedEpisode(i, names[i % len(names)], i // len(names)) for i in range(n)]
 
 
 def _check_args(policy: Any, n: Any, envs: Any, difficulty: Any, curriculum: Any, workers: Any,
@@ -143,11 +145,12 @@ def _check_args(policy: Any, n: Any, envs: Any, difficulty: Any, curriculum: Any
         raise ValueError(f"seed must be <= {MAX_SEED}, got {seed!r}")
     names = resolve_envs(",".join(envs) if not isinstance(envs, str) else envs)
     if curriculum is not None:
-        if not (callable(getattr(curriculum, "window", None)) and callable(getattr(curriculum, "record", None))):
+        if not all(callable(getattr(curriculum, name, None)) for name in ("window", "record")):
             raise TypeError("curriculum must have window(env) and record(env, d, success), e.g. an "
                             f"AdaptiveCurriculum; got {type(curriculum).__name__}")
         if difficulty not in (None, "adaptive"):
-            raise ValueError(f"a curriculum sets the difficulty: pass difficulty='adaptive' or None, got {difficulty!r}")
+            raise ValueError("a curriculum sets the difficulty: pass difficulty='adaptive' or None, "
+                             f"got {difficulty!r}")
         difficulty = "adaptive"
     elif difficulty == "adaptive":
         curriculum = AdaptiveCurriculum()
@@ -218,11 +221,12 @@ class EpisodeWorker:
         """Set the policy and difficulty for the next `run` calls (sent once per rollout)."""
         self._job = (policy, difficulty, curriculum, transcript)
 
-    def run(self, seed: int, tasks: list[_Task]) -> list[EpisodeRecord]:
+    def run(self, seed: int, tasks: list[PlannedEpisode]) -> list[EpisodeRecord]:
         return [self._episode(seed, task) for task in tasks]
 
-    def _episode(self, seed: int, task: _Task) -> EpisodeRecord:
-        assert self._job is not None, "begin() before run()"
+    def _episode(self, seed: int, task: PlannedEpisode) -> EpisodeRecord:
+        if self._job is None:
+            raise RuntimeError("EpisodeWorker.begin() must come before run()")
         policy, difficulty, curriculum, transcript = self._job
         sampler = TaskSampler(task.env, difficulty, curriculum)
         # d is drawn from (seed, index), never from this worker's history: the same plan gives
@@ -246,7 +250,7 @@ class EpisodeWorker:
             end_reason=info["end_reason"], end_detail=info["end_detail"],
             messages=env.messages() if transcript else None)
 
-    def _act(self, policy: Callable[..., Any], task: _Task, level: int) -> AgentAction:
+    def _act(self, policy: Callable[..., Any], task: PlannedEpisode, level: int) -> AgentAction:
         where = (f"episode {task.index} (env {task.env}, d {level}, sample {task.sample}), "
                  f"step {self.env.episode.steps + 1}")
         try:
@@ -312,8 +316,8 @@ class RolloutWorkers:
         options = {"num_cpus": 1, **(actor_options or {})}
         need, have = workers * options["num_cpus"], ray.cluster_resources().get("CPU", 0)
         if need > have:
-            raise ValueError(f"workers={workers} need {need:g} CPUs but this Ray cluster has {have:g}; use fewer "
-                             "workers or start Ray with more CPUs (ray.init(num_cpus=...))")
+            raise ValueError(f"workers={workers} need {need:g} CPUs but this Ray cluster has {have:g}; use "
+                             "fewer workers or start Ray with more CPUs (ray.init(num_cpus=...))")
         start = time.perf_counter()
         actor_class = ray.remote(EpisodeWorker).options(**options)
         self._actors = [actor_class.remote(catalog, strict) for _ in range(workers)]
@@ -334,7 +338,8 @@ class RolloutWorkers:
         """Play `n` planned episodes on the pool; see `rollout` for the arguments."""
         if self._closed:
             raise RolloutError("this RolloutWorkers is closed (it closes after an error); start a new one")
-        names, difficulty, curriculum = _check_args(policy, n, envs, difficulty, curriculum, self.workers, seed)
+        names, difficulty, curriculum = _check_args(policy, n, envs, difficulty, curriculum, self.workers,
+                                                    seed)
         tasks = plan(n, names, seed)
         start = time.perf_counter()
         if self._local is not None:
@@ -345,7 +350,7 @@ class RolloutWorkers:
         return Rollout(records, curriculum if difficulty == "adaptive" else None,
                        {**self.timings, "episodes": time.perf_counter() - start})
 
-    def _remote(self, policy: PolicyLike, tasks: list[_Task], difficulty: int | str, curriculum: Any,
+    def _remote(self, policy: PolicyLike, tasks: list[PlannedEpisode], difficulty: int | str, curriculum: Any,
                 seed: int, transcript: bool, timeout: float | None) -> list[EpisodeRecord]:
         ray = _ray()
         holder = None
@@ -426,8 +431,9 @@ def _write_back(curriculum: Any, final: Any) -> None:
         vars(curriculum).update(vars(final))
 
 
-def rollout(policy: PolicyLike, n: int, envs: str | Iterable[str] = "cart", difficulty: int | str | None = None,
-            curriculum: Any = None, workers: int = 2, address: str | None = None, seed: int = 0, *,
+def rollout(policy: PolicyLike, n: int, envs: str | Iterable[str] = "cart",
+            difficulty: int | str | None = None, curriculum: Any = None, workers: int = 2,
+            address: str | None = None, seed: int = 0, *,
             catalog: CatalogSpec | None = None, strict: bool = True, transcript: bool = False,
             timeout: float | None = None, actor_options: dict[str, Any] | None = None) -> Rollout:
     """Play `n` episodes in parallel on `workers` Ray actors; returns their `EpisodeRecord`s in
@@ -436,12 +442,16 @@ def rollout(policy: PolicyLike, n: int, envs: str | Iterable[str] = "cart", diff
     Args:
         policy: a scripted policy's name ("oracle", "heuristic", "random", ...) or a picklable
             callable ``policy(messages, tools) -> action``.
-        n: episodes. envs: an environment, a collection ("C8") or a list; episodes cycle through them.
+        n: how many episodes.
+        envs: an environment, a collection ("C8") or a list; episode i plays env i mod k.
         difficulty: a level d >= 0 (default 0), or "adaptive" (a fresh `AdaptiveCurriculum`
             unless `curriculum` is given).
         curriculum: the curriculum to draw d from and update (implies "adaptive"); held by one
-            actor during the rollout, then updated in place with every episode counted.
-        workers: episode actors (0: in this process, without Ray). address: see `RolloutWorkers`.
+            actor during the rollout, then updated in place with every episode counted (left
+            as it was if the rollout fails).
+        workers: episode actors (0: in this process, without Ray).
+        address: None (a local Ray, or the one this process already started), "auto" or
+            "ray://host:port"; see `RolloutWorkers`.
         seed: the dataset seed; with a fixed difficulty the results depend only on (policy, n,
             envs, difficulty, seed), not on `workers`.
         catalog, strict, actor_options: see `RolloutWorkers`.
@@ -453,8 +463,10 @@ def rollout(policy: PolicyLike, n: int, envs: str | Iterable[str] = "cart", diff
     for bad arguments (before Ray starts), ImportError without Ray.
     """
     _check_args(policy, n, envs, difficulty, curriculum, workers, seed)
-    with RolloutWorkers(workers, address=address, catalog=catalog, strict=strict, actor_options=actor_options) as pool:
-        return pool.rollout(policy, n, envs, difficulty, curriculum, seed, transcript=transcript, timeout=timeout)
+    with RolloutWorkers(workers, address=address, catalog=catalog, strict=strict,
+                        actor_options=actor_options) as pool:
+        return pool.rollout(policy, n, envs, difficulty, curriculum, seed, transcript=transcript,
+                            timeout=timeout)
 
 
 def throughput(policy: PolicyLike = "oracle", n: int = 400, envs: str = "C8", difficulty: int = 6,
@@ -474,5 +486,5 @@ def throughput(policy: PolicyLike = "oracle", n: int = 400, envs: str = "C8", di
     return out
 
 
-__all__ = ["CurriculumProxy", "EpisodeRecord", "EpisodeWorker", "PolicyError", "PolicyLike", "Rollout",
-           "RolloutError", "RolloutWorkers", "plan", "rollout", "throughput"]
+__all__ = ["CurriculumProxy", "EpisodeRecord", "EpisodeWorker", "PlannedEpisode", "PolicyError", "PolicyLike",
+           "Rollout", "RolloutError", "RolloutWorkers", "plan", "rollout", "throughput"]
