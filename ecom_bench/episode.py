@@ -29,6 +29,10 @@ from ecom_bench.world.toolkit import InvalidToolCall, Toolkit, ToolError, ToolSp
 
 #: Calls refused over the per-turn budget before the user gives up waiting.
 MAX_REFUSED_CALLS_PER_TURN = 3
+#: Final answers the tools refuse (an unknown id, a bad line) in one turn before the customer gives
+#: up waiting: final-answer tools are outside the budget, and without this a turn could hold
+#: thousands of them, probing ids and order lines for free.
+MAX_FAILED_FINALS_PER_TURN = 3
 #: Longest invalid-output reason kept (it ends up in the end reason and the score explanation).
 MAX_REASON_CHARS = 300
 #: Agent actions allowed per turn of patience before the episode is truncated: a safety net,
@@ -46,7 +50,7 @@ class EndReason(str, Enum):
     ANSWERED = "answered"  # the final-answer tool ran
     USER_QUIT = "user_quit"  # the customer's patience ran out
     USER_ENDED = "user_ended"  # the customer closed the conversation
-    STALLED = "stalled"  # kept calling tools over the per-turn budget; the customer stopped waiting
+    STALLED = "stalled"  # kept calling tools over the budget (or failing final answers); the customer left
     INVALID_TOOL_CALL = "invalid_tool_call"  # unknown tool / arguments failing the schema (strict): hard fail
     INVALID_OUTPUT = "invalid_output"  # output that could not be parsed (strict): hard fail
     STEP_LIMIT = "step_limit"  # STEPS_PER_TURN x (T_max + 1) actions without an end
@@ -150,6 +154,7 @@ class Episode:
         self.user_caused_turns = 0
         self.calls_this_turn = 0
         self.refused_this_turn = 0
+        self.failed_finals_this_turn = 0
         self.steps = 0
         self.max_steps = STEPS_PER_TURN * (problem.difficulty.max_turns + 1)
         self.done = False
@@ -257,6 +262,10 @@ class Episode:
             text = getattr(self.toolkit, name)(**args)
         except ToolError as e:
             self._log(name, args, False, str(e))
+            if spec.kind == "final":
+                self.failed_finals_this_turn += 1
+                if self.failed_finals_this_turn > MAX_FAILED_FINALS_PER_TURN:
+                    self._end("stalled: kept giving final answers the tools refused", EndReason.STALLED)
             return ToolOutcome(str(e), error=True)
         self._log(name, args, True, text)
         if spec.kind == "final" and self.env.after_answer(self.problem):
@@ -271,6 +280,7 @@ class Episode:
         self.turns += 1
         self.calls_this_turn = 0
         self.refused_this_turn = 0
+        self.failed_finals_this_turn = 0
         self.world.fire_stock_outs(self.turns)  # p_oos: the user and the tools see it from now on
         reply = self.problem.user.reply(text or "", self.world, last_turn=self.turns >= self.difficulty.max_turns)
         self.user_messages.append(reply)

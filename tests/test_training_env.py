@@ -190,3 +190,79 @@ def test_hermes_round_trip():
     back = parse_text(to_hermes(action))
     assert back.text == "ok" and [(c.name, c.arguments) for c in back.tool_calls] == [
         ("catalog_search", {"query": "red mug", "top_k": 5})]
+
+
+# ------------------------------------------------- found by the red team (tests/red_team, training front)
+DEEP = "[" * 5000
+
+
+@pytest.mark.parametrize("text", [
+    f"<tool_call>{DEEP}</tool_call>",
+    '{"name": "catalog_search", "arguments": ' + DEEP,
+    '{"name": "catalog_search", "arguments": ' + json.dumps(DEEP) + "}",
+    {"content": "", "tool_calls": [{"function": {"name": "catalog_search", "arguments": DEEP}}]},
+])
+def test_json_nested_too_deep_is_invalid_output_not_a_crash(context, text):
+    env = EcomEnv("cart", 0, context=context)
+    env.reset(seed=0)
+    _, reward, terminated, _, info = env.step(text)
+    assert (reward, terminated, info["end_reason"]) == (-1.0, True, "invalid_output")
+    assert "nested too deeply" in info["end_detail"]
+
+
+@pytest.mark.parametrize("text", [
+    "```" + "\n" * 20_000 + "ok",  # cubic in the old fence regex: hours
+    "<tool_call>" * 50_000,  # quadratic in the old block regexes: minutes
+    "<think>" * 50_000 + "hello",
+    "</think>" * 50_000,
+])
+def test_degenerate_output_parses_in_linear_time(text):
+    import time
+
+    start = time.perf_counter()
+    parse_text(text)
+    assert time.perf_counter() - start < 5.0
+
+
+def test_fenced_plain_text_is_a_message_to_the_customer(context):
+    assert parse_text("```\nOrder summary: 2 x blue mug\n```").tool_calls == ()
+    env = EcomEnv("cart", 0, context=context)
+    env.reset(seed=0)
+    obs, reward, terminated, *_ = env.step("```\nOrder summary: 2 x blue mug, total $18.00\n```")
+    assert not terminated and obs["messages"][0]["role"] == "user"
+
+
+def test_template_opened_thinking_is_dropped():
+    assert parse_text("the customer wants a mug</think>Which colour would you like?") == AgentAction(
+        "Which colour would you like?")
+
+
+def test_episodes_cut_off_by_a_time_limit_count_as_failures(context):
+    """A policy that stalls when unsure must not be promoted on the episodes it chose to finish."""
+    from gymnasium.wrappers import TimeLimit
+
+    from ecom_bench.training import AdaptiveCurriculum
+
+    curriculum = AdaptiveCurriculum(tau_num=8)
+    env = TimeLimit(EcomEnv("tracking", "adaptive", curriculum=curriculum, context=context), max_episode_steps=6)
+    for i in range(64):
+        env.reset(seed=i)
+        done = False
+        while not done:
+            inner = env.unwrapped
+            sure = i % 4 == 0
+            action = inner.scripted_action("oracle") if sure else '{"name": "datetime_now", "arguments": {}}'
+            *_, terminated, truncated, _ = env.step(action)
+            done = terminated or truncated
+    env.close()
+    window = curriculum.windows["tracking"]
+    assert window.episodes == 64 and window.high == 0
+
+
+def test_a_turn_of_refused_final_answers_ends_the_episode(context):
+    env = EcomEnv("tracking", 3, context=context)
+    env.reset(seed=0)
+    bad = {"name": "report_order_status", "arguments": {"order_id": "x", "status": "shipped"}}
+    obs, reward, terminated, _, info = env.step({"content": "", "tool_calls": [bad] * 50})
+    assert terminated and info["end_reason"] == "stalled" and reward == -1.0
+    assert sum("ended" in m["content"] for m in obs["messages"]) == 50 - 4

@@ -3,7 +3,7 @@
 * `EcomEnv`: a gymnasium env for text agents (raw model text or structured tool calls).
 * `AdaptiveCurriculum`, `CurriculumConfig`, `TaskSampler`: the per-env difficulty window.
 * `ecom_bench.training.trl`, `ecom_bench.training.server`: TRL and OpenEnv (extra `train`).
-* `ecom_bench.training.ray`: parallel rollouts on Ray (extra `ray`).
+* `ecom_bench.training.rollouts`: parallel rollouts on Ray actors (extra `ray`).
 """
 
 from ecom_bench.training.actions import Action, parse_action, parse_text, to_hermes

@@ -4,9 +4,11 @@ Accepted raw-text formats (what open models emit with their chat templates):
 
 * **Hermes / Qwen**: zero or more ``<tool_call>{"name": ..., "arguments": {...}}</tool_call>``
   blocks; text around them is the model thinking aloud and reaches no one.
-* **A bare JSON object** (optionally in a ```` ```json ```` fence): ``{"name": ..., "arguments": ...}``,
+* **A bare JSON object** (optionally in a ```` ``` ```` fence): ``{"name": ..., "arguments": ...}``,
   or ``{"tool_calls": [...]}`` holding such objects or OpenAI-style ``{"function": {...}}`` ones.
-* Anything else is a **message to the customer**. ``<think>...</think>`` blocks are dropped first.
+* Anything else is a **message to the customer** (a fenced block that does not open with ``{``
+  included). ``<think>...</think>`` blocks are dropped first (and, when the chat template opened ``<think>``
+  in the prompt, everything up to the first ``</think>``); an unclosed ``<think>`` hides the rest.
 
 ``arguments`` may be an object or a JSON string of one (OpenAI's wire form). Output that
 opens a tool call and cannot be read (bad JSON, an unclosed tag, a JSON object that is no
@@ -14,12 +16,15 @@ call) becomes a call with a ``parse_error``: the episode treats it as invalid ou
 hard fail under the strict rule).
 
 Structured actions are OpenAI assistant messages: ``{"content": str, "tool_calls": [...]}``.
+
+The scanning is linear in the text's length (plain `str.find`, no backtracking regex), and a
+JSON body nested too deep for the decoder is a parse error like any other: model output can
+neither hang nor crash a step.
 """
 
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 
 from ecom_bench.conversation import AgentAction, ToolCallRequest
@@ -27,11 +32,44 @@ from ecom_bench.conversation import AgentAction, ToolCallRequest
 #: What `EcomEnv.step` takes: raw model text, an OpenAI-style assistant message, or a core action.
 Action = str | dict[str, Any] | AgentAction
 
-_TOOL_CALL = re.compile(r"<tool_call>(.*?)</tool_call>", re.DOTALL)
-_THINK = re.compile(r"<think>.*?</think>", re.DOTALL)
-_FENCE = re.compile(r"^```(?:json)?\s*(.*?)\s*```$", re.DOTALL)
+OPEN, CLOSE = "<tool_call>", "</tool_call>"
+THINK_OPEN, THINK_CLOSE = "<think>", "</think>"
+FENCE = "```"
 #: Longest raw text quoted back in a parse error.
 _QUOTE = 120
+
+
+def _loads(text: str) -> Any:
+    """json.loads, with nesting too deep for the decoder reported as a ValueError."""
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise ValueError("JSON nested too deeply") from None
+
+
+def _blocks(text: str, open_tag: str, close_tag: str) -> tuple[list[str], str, str | None]:
+    """(bodies of closed open..close blocks, the text outside them, the tail after an unclosed
+    open tag or None), in one left-to-right pass."""
+    bodies, outside, i = [], [], 0
+    while (start := text.find(open_tag, i)) >= 0:
+        end = text.find(close_tag, start + len(open_tag))
+        outside.append(text[i:start])
+        if end < 0:
+            return bodies, "".join(outside), text[start:]
+        bodies.append(text[start + len(open_tag):end])
+        i = end + len(close_tag)
+    outside.append(text[i:])
+    return bodies, "".join(outside), None
+
+
+def _unfenced(body: str) -> str | None:
+    """The inside of a ```/```json fence around the whole text, or None if it is not fenced."""
+    if not (body.startswith(FENCE) and body.endswith(FENCE) and len(body) >= 2 * len(FENCE)):
+        return None
+    inner = body[len(FENCE):-len(FENCE)]
+    if inner[:4].lower() == "json":
+        inner = inner[4:]
+    return inner.strip()
 
 
 def _quote(text: str) -> str:
@@ -55,7 +93,7 @@ def _call(obj: Any, index: int) -> ToolCallRequest:
     args = body.get("arguments", body.get("parameters", {}))
     if isinstance(args, str):
         try:
-            args = json.loads(args) if args.strip() else {}
+            args = _loads(args) if args.strip() else {}
         except ValueError as e:
             return ToolCallRequest(name, {}, call_id, parse_error=f"arguments are not valid JSON ({e})")
     if not isinstance(args, dict):
@@ -66,12 +104,13 @@ def _call(obj: Any, index: int) -> ToolCallRequest:
 def _calls_from_json(text: str) -> tuple[ToolCallRequest, ...] | None:
     """A bare JSON tool call, or None when the text is not meant as one."""
     body = text.strip()
-    if m := _FENCE.match(body):
-        body = m.group(1)
-    elif not body.startswith("{"):
+    inner = _unfenced(body)
+    if inner is not None:
+        body = inner
+    if not body.startswith("{"):
         return None
     try:
-        obj = json.loads(body)
+        obj = _loads(body)
     except ValueError as e:
         return (_bad(f"a JSON tool call that does not parse ({e}): {_quote(body)}", 0),)
     if isinstance(obj, dict) and isinstance(obj.get("tool_calls"), list) and obj["tool_calls"]:
@@ -83,19 +122,22 @@ def _calls_from_json(text: str) -> tuple[ToolCallRequest, ...] | None:
 
 def parse_text(text: str) -> AgentAction:
     """Raw model output → the core action (see the module docstring for the formats)."""
-    visible = _THINK.sub("", text)
-    if "<tool_call>" in visible:
+    close = text.find(THINK_CLOSE)
+    if 0 <= close and not 0 <= text.find(THINK_OPEN) < close:  # the template opened <think> in the prompt
+        text = text[close + len(THINK_CLOSE):]
+    _, visible, _ = _blocks(text, THINK_OPEN, THINK_CLOSE)  # an unclosed <think> hides its tail too
+    if OPEN in visible:
+        bodies, rest, unclosed = _blocks(visible, OPEN, CLOSE)
         calls = []
-        for i, m in enumerate(_TOOL_CALL.finditer(visible)):
+        for i, body in enumerate(bodies):
             try:
-                obj = json.loads(m.group(1))
+                obj = _loads(body)
             except ValueError as e:
-                calls.append(_bad(f"<tool_call> holds invalid JSON ({e}): {_quote(m.group(1))}", i))
+                calls.append(_bad(f"<tool_call> holds invalid JSON ({e}): {_quote(body)}", i))
                 continue
             calls.append(_call(obj, i))
-        rest = _TOOL_CALL.sub("", visible)
-        if "<tool_call>" in rest or not calls:
-            calls.append(_bad(f"an unclosed <tool_call>: {_quote(rest[rest.find('<tool_call>'):])}", len(calls)))
+        if unclosed is not None:
+            calls.append(_bad(f"an unclosed <tool_call>: {_quote(unclosed)}", len(calls)))
         return AgentAction(rest.strip(), tuple(calls))
     if (calls := _calls_from_json(visible)) is not None:
         return AgentAction("", calls)

@@ -107,6 +107,7 @@ class EcomEnv(gym.Env):
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None
               ) -> tuple[dict[str, Any], dict[str, Any]]:
         super().reset(seed=seed)
+        self._abandon()
         options = dict(options or {})
         unknown = set(options) - {"env", "difficulty", "index"}
         if unknown:
@@ -142,6 +143,20 @@ class EcomEnv(gym.Env):
             self._recorded = True
             self._active_sampler.record(self.episode.env.name, self.episode.difficulty.level, info["success"])
         return {"messages": [chat(m) for m in observation]}, reward, terminated, truncated, info
+
+    def close(self) -> None:
+        self._abandon()
+        super().close()
+
+    def _abandon(self) -> None:
+        """An episode left before its end (a `TimeLimit` wrapper, a trainer's own cap) still counts:
+        it is ended as aborted and recorded as a failure, or a policy that stalls whenever it is
+        unsure would be promoted on the episodes it happened to finish."""
+        if self.episode is not None and not self._recorded and self.episode.steps:
+            self.episode.abort("reset before the episode ended")
+            self._recorded = True
+            self._active_sampler.record(self.episode.env.name, self.episode.difficulty.level,
+                                        self.episode.result().reward.success)
 
     def render(self) -> str | None:
         if self.render_mode != "ansi":
