@@ -474,15 +474,16 @@ def throughput(policy: PolicyLike = "oracle", n: int = 400, envs: str = "C8", di
                address: str | None = None) -> dict[int, dict[str, float]]:
     """Episodes/s of a rollout per worker count (0: in this process, no Ray), start-up apart.
 
-    Returns ``{workers: {"ray_init", "workers", "episodes", "episodes_per_s"}}`` in seconds
-    (``ray_init`` is 0 once Ray is up: only the first count pays it).
+    Returns ``{workers: {"ray_init", "workers", "episodes", "episodes_per_s", "successes"}}``, the
+    first three in seconds (``ray_init`` is 0 once Ray is up: only the first count pays it).
     """
     out = {}
     for w in workers:
         result = rollout(policy, n, envs, difficulty, workers=w, address=address, seed=seed, catalog=catalog)
         if not len(result) == n:
             raise RolloutError(f"expected {n} episodes, got {len(result)}")
-        out[w] = {**result.timings, "episodes_per_s": result.episodes_per_second}
+        out[w] = {**result.timings, "episodes_per_s": result.episodes_per_second,
+                  "successes": sum(r.success for r in result)}
     return out
 
 
