@@ -91,3 +91,26 @@ def questions(*intents: str, heldout: bool = False) -> list[str]:
 def withheld_slots(episode) -> list[str]:  # noqa: ANN001
     """The slots the episode's customer has not told yet."""
     return [s for s, told in episode.problem.user.disclosure().items() if not told]
+
+
+# ----------------------------------------------------------------- the training env
+def play(env, agent: str = "oracle", *, raw: bool = True) -> tuple[float, dict]:
+    """Play one episode of a reset `EcomEnv` to its end with a scripted agent (as Hermes text when
+    `raw`); returns (sum of rewards, last info)."""
+    from ecom_bench.training import to_hermes
+
+    total, done, info = 0.0, False, {}
+    while not done:
+        action = env.scripted_action(agent)
+        _, reward, terminated, truncated, info = env.step(to_hermes(action) if raw else action)
+        total += reward
+        done = terminated or truncated
+    return total, info
+
+
+def play_many(env, agent: str, episodes: int, seed: int = 0) -> None:
+    """Reset and play `episodes` episodes in a row (the env's curriculum sees each one)."""
+    env.reset(seed=seed)
+    for _ in range(episodes):
+        play(env, agent, raw=False)
+        env.reset()

@@ -8,6 +8,7 @@ import random
 
 import pytest
 
+from conftest import play_many
 from ecom_bench.envs import COLLECTIONS
 from ecom_bench.training import PRESETS, AdaptiveCurriculum, CurriculumConfig, EcomEnv
 
@@ -96,13 +97,7 @@ def test_synthetic_policy_climbs_to_its_frontier_and_plateaus(preset):
 
 def test_random_is_never_promoted_past_one_on_discovery(context):
     env = EcomEnv("discovery", "adaptive", curriculum=AdaptiveCurriculum(tau_num=16), context=context)
-    env.reset(seed=0)
-    for _ in range(160):
-        done = False
-        while not done:
-            *_, terminated, truncated, info = env.step(env.scripted_action("random"))
-            done = terminated or truncated
-        env.reset()
+    play_many(env, "random", 160)
     assert env.curriculum.windows["discovery"].episodes == 160
     assert env.curriculum.window("discovery")[1] <= 1
 
@@ -110,26 +105,14 @@ def test_random_is_never_promoted_past_one_on_discovery(context):
 @pytest.mark.parametrize("env_name", COLLECTIONS["C8"])
 def test_oracle_climbs_every_env(context, env_name):
     env = EcomEnv(env_name, "adaptive", curriculum=AdaptiveCurriculum(tau_num=4), context=context)
-    env.reset(seed=0)
-    for _ in range(30):
-        done = False
-        while not done:
-            *_, terminated, truncated, _ = env.step(env.scripted_action("oracle"))
-            done = terminated or truncated
-        env.reset()
+    play_many(env, "oracle", 30)
     assert env.curriculum.window(env_name)[1] >= 3
 
 
 def test_collection_sampler_shares_one_curriculum_per_env(context):
     curriculum = AdaptiveCurriculum(tau_num=2)
     env = EcomEnv("C2", "adaptive", curriculum=curriculum, context=context)
-    env.reset(seed=3)
-    for _ in range(24):
-        done = False
-        while not done:
-            *_, terminated, truncated, _ = env.step(env.scripted_action("oracle"))
-            done = terminated or truncated
-        env.reset()
+    play_many(env, "oracle", 24, seed=3)
     assert set(curriculum.windows) == set(COLLECTIONS["C2"])
     assert sum(w.episodes for w in curriculum.windows.values()) == 24
     assert all(w.high >= 1 for w in curriculum.windows.values())

@@ -301,6 +301,8 @@ def test_submit_bundle_errors_are_readable(context):
     assert out.error and f"Product {ids[0]} is listed twice" in out.text
     out = submit(ep, [ids[0], "P9999999"])
     assert out.error and "No product with id 'P9999999'" in out.text
+    assert not ep.done
+    ep.agent_message("Let me check those again.")  # a fourth refused answer in one turn would end the chat
     out = submit(ep, [f"P{i:07d}" for i in range(1, MAX_BUNDLE_ITEMS + 2)])
     assert out.error and f"at most {MAX_BUNDLE_ITEMS} products" in out.text
     assert not ep.done and not ep.world.answers

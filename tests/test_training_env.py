@@ -12,18 +12,8 @@ from ecom_bench.envs import COLLECTIONS
 from ecom_bench.episode import EndReason, EpisodeOver
 from ecom_bench.runner import make_episode, run_policy
 from ecom_bench.agents import get_policy
+from conftest import play
 from ecom_bench.training import EcomEnv, parse_action, parse_text, to_hermes
-
-
-def play(env: EcomEnv, agent: str = "oracle", *, raw: bool = True) -> tuple[float, dict]:
-    """Play one episode to its end with a scripted agent; returns (sum of rewards, last info)."""
-    total, done, info = 0.0, False, {}
-    while not done:
-        action = env.scripted_action(agent)
-        _, reward, terminated, truncated, info = env.step(to_hermes(action) if raw else action)
-        total += reward
-        done = terminated or truncated
-    return total, info
 
 
 @pytest.mark.parametrize("d", [0, 6, 12])
