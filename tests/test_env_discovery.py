@@ -118,6 +118,7 @@ def test_recommend_tool_validates(context):
     assert out.error and "Duplicate" in out.text
     out = ep.call_tool("recommend_products", {"product_ids": ["P9999999"]})
     assert out.error and "No product with id 'P9999999'" in out.text
+    ep.agent_message("One moment please.")  # a fourth refused answer in one turn would end the chat
     out = ep.call_tool("recommend_products", {"product_ids": []})
     assert out.error and "empty" in out.text
     assert not ep.done
