@@ -160,6 +160,8 @@ def cmd_serve(args: argparse.Namespace) -> None:
         raise ImportError(f"serve needs openenv-core and uvicorn ({e.name or e} is missing): "
                           'pip install -e ".[train]"') from None
     limits = {} if args.max_sessions is None else {"max_sessions": args.max_sessions}
+    if args.session_timeout is not None:
+        limits["session_timeout_s"] = args.session_timeout or None
     serve(args.host, args.port, args.envs, args.difficulty, catalog=CatalogSpec(args.catalog, args.catalog_size),
           embedder=args.embedder, **limits)
 
@@ -205,6 +207,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("-d", "--difficulty", type=_difficulty, default=6, help="a level d >= 0, or 'adaptive'")
     p.add_argument("--max-sessions", type=_count, default=None,
                    help="concurrent WebSocket sessions (default 256)")
+    p.add_argument("--session-timeout", type=_non_negative, default=None,
+                   help="seconds a session may sit idle before it is closed (default 600; 0: never)")
     p.add_argument("--catalog", default="synthetic")
     p.add_argument("--catalog-size", type=int, default=None)
     p.add_argument("--embedder", default="wordllama")

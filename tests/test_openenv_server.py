@@ -145,7 +145,15 @@ BAD_HTTP = [  # (path, request kwargs, status, words in the message)
     ("/reset", {"json": {"seed": "x"}}, 422, "seed: Input should be a valid integer"),
     ("/reset", {"json": {"seed": 2**40}}, 400, "seed: Input should be less than or equal to"),
     ("/reset", {"json": {"options": 3}}, 400, "options must be an object"),
-    ("/reset", {"json": {"level": 3}}, 400, "level: Extra inputs are not permitted"),
+    ("/reset", {"json": {"level": 3}}, 422, "unknown field(s) 'level'"),
+    # found by the red team: openenv passes unknown fields on as arguments ("self" crashed it: 500)
+    ("/reset", {"json": {"self": 1}}, 422, "unknown field(s) 'self'"),
+    ("/reset", {"json": {"func": 1}}, 422, "unknown field(s) 'func'"),
+    ("/step", {"json": {"action": {"text": "hi"}, "self": 1}}, 422, "unknown field(s) 'self'"),
+    ("/mcp", {"json": {"jsonrpc": "2.0", "method": "tools/list", "params": {"session_id": {"a": 1}}, "id": 1}},
+     400, "session_id must be a string"),
+    ("/mcp", {"json": {"jsonrpc": "2.0", "method": "openenv/session/create", "params": {}, "id": 1}},
+     403, "no MCP sessions"),
     ("/reset", {"content": b" " * (MAX_REQUEST_BYTES + 1), "headers": JSON}, 413, "request body over"),
     ("/step", {"content": (b" " * 65536 for _ in range(MAX_REQUEST_BYTES // 65536 + 1)), "headers": JSON},
      413, "request body over"),  # chunked: no Content-Length to go by
@@ -169,8 +177,13 @@ def test_the_server_serves_after_every_bad_request(url, http, context):
 
 
 BAD_FRAMES = [  # (frame, error code, words in the message)
-    ("not json", "INVALID_JSON", "Invalid JSON"),
-    (b"\xff\xfe", "INVALID_JSON", "Invalid JSON"),
+    ("not json", "INVALID_JSON", "must be JSON"),
+    (b"\xff\xfe", "INVALID_JSON", "must be JSON"),
+    # found by the red team: these ended the session (a RecursionError, an int too long to parse)
+    ("[" * 5000, "INVALID_JSON", "must be JSON"),
+    ('{"type": "step", "data": {"text": ' + "9" * 5000 + "}}", "INVALID_JSON", "must be JSON"),
+    ('{"type": "mcp", "data": {"method": "openenv/session/create"}}', "UNKNOWN_TYPE", "no MCP"),
+    ('{"type": "reset", "data": {"self": 1}}', "VALIDATION_ERROR", "unknown reset field(s) 'self'"),
     ("[1]", "INVALID_JSON", "must be a JSON object"),
     ("null", "INVALID_JSON", "must be a JSON object"),
     (json.dumps({"type": "launch"}), "UNKNOWN_TYPE", "Unknown message type: launch"),
@@ -246,3 +259,16 @@ def test_serve_refuses_bad_settings_before_loading_anything(argv, words, capsys)
     except SystemExit as e:  # argparse's own errors
         code = e.code
     assert code == 2 and words in capsys.readouterr().err
+
+
+def test_a_session_closed_mid_episode_counts_as_a_failure(context):
+    """Found by the red team: dropping the connection whenever unsure dodged the curriculum."""
+    from ecom_bench.training import AdaptiveCurriculum
+    from ecom_bench.training.server import EcomEnvironment
+
+    curriculum = AdaptiveCurriculum(tau_num=2)
+    session = EcomEnvironment("cart", "adaptive", context=context, curriculum=curriculum)
+    session.reset(seed=0)
+    session.step(EcomAction(text="Let me look into that."))
+    session.close()  # what openenv calls on a disconnect, a close frame or the idle timeout
+    assert curriculum.windows["cart"].episodes == 1 and curriculum.windows["cart"].successes == 0

@@ -132,6 +132,17 @@ def test_bad_arguments_fail_before_any_actor_starts():
         run("oracle", 2, workers=3)
     with pytest.raises(ValueError, match="n must be an integer >= 0"):
         run("oracle", -1)
+    # found by the red team: a timeout that could not work, unclear or unchecked arguments
+    with pytest.raises(ValueError, match="timeout needs workers >= 1"):
+        run("oracle", 2, workers=0, timeout=2)
+    for bad in (-1, "x", True):
+        with pytest.raises(ValueError, match="timeout must be"):
+            run("oracle", 2, timeout=bad)
+    for envs in (5, [None]):
+        with pytest.raises(TypeError, match="envs must be"):
+            run("oracle", 2, envs=envs)
+    with pytest.raises(TypeError, match="transcript must be True or False"):
+        run("oracle", 2, transcript="x")
 
 
 def test_without_ray_one_clear_message(monkeypatch):

@@ -143,6 +143,8 @@ def _check_args(policy: Any, n: Any, envs: Any, difficulty: Any, curriculum: Any
             raise ValueError(f"{name} must be an integer >= {low}, got {value!r}")
     if seed > MAX_SEED:
         raise ValueError(f"seed must be <= {MAX_SEED}, got {seed!r}")
+    if not isinstance(envs, str) and not (isinstance(envs, (list, tuple)) and all(isinstance(e, str) for e in envs)):
+        raise TypeError(f"envs must be an env or collection name, or a list of env names; got {envs!r}")
     names = resolve_envs(",".join(envs) if not isinstance(envs, str) else envs)
     if curriculum is not None:
         if not all(callable(getattr(curriculum, name, None)) for name in ("window", "record")):
@@ -159,7 +161,7 @@ def _check_args(policy: Any, n: Any, envs: Any, difficulty: Any, curriculum: Any
     elif isinstance(difficulty, str):
         raise ValueError(f"difficulty must be an integer >= 0 or 'adaptive', got {difficulty!r}")
     else:
-        validate_level(difficulty)
+        difficulty = validate_level(difficulty)
     if isinstance(policy, str):
         for env in names:
             get_policy(env, policy)  # an unknown name fails here, listing the known ones
@@ -463,6 +465,15 @@ def rollout(policy: PolicyLike, n: int, envs: str | Iterable[str] = "cart",
     for bad arguments (before Ray starts), ImportError without Ray.
     """
     _check_args(policy, n, envs, difficulty, curriculum, workers, seed)
+    for name, flag in (("strict", strict), ("transcript", transcript)):
+        if not isinstance(flag, bool):
+            raise TypeError(f"{name} must be True or False, got {flag!r}")
+    if timeout is not None:
+        if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not timeout > 0:
+            raise ValueError(f"timeout must be a number of seconds > 0, got {timeout!r}")
+        if workers == 0:  # a policy stuck in this very process cannot be interrupted
+            raise ValueError("timeout needs workers >= 1 (Ray actors); with workers=0 the rollout runs "
+                             "in this process and cannot stop a policy that hangs")
     with RolloutWorkers(workers, address=address, catalog=catalog, strict=strict,
                         actor_options=actor_options) as pool:
         return pool.rollout(policy, n, envs, difficulty, curriculum, seed, transcript=transcript,

@@ -50,6 +50,7 @@ from openenv.core.env_server.types import (Action, ConcurrencyConfig, Environmen
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 from pydantic_core import PydanticCustomError
 from starlette.exceptions import HTTPException
+from starlette.websockets import WebSocketDisconnect
 
 from ecom_bench import __version__
 from ecom_bench.envs.context import CatalogSpec, EnvContext, load_context
@@ -58,6 +59,13 @@ from ecom_bench.training.env import MAX_SEED, EcomEnv
 
 #: Sessions served at once by default (each holds one episode and one worker thread).
 DEFAULT_MAX_SESSIONS = 256
+#: A session idle this long is closed (its unfinished episode counted as failed), so connections
+#: that hold a slot and never play cannot lock the server.
+DEFAULT_SESSION_TIMEOUT_S = 600.0
+#: Fields a plain-HTTP reset / step body may carry (openenv passes the rest on as keyword
+#: arguments, and names like "self" crash its dispatch).
+RESET_FIELDS = frozenset({"seed", "episode_id", "options", "env", "difficulty", "index"})
+STEP_FIELDS = frozenset({"action", "timeout_s", "request_id"})
 #: The largest request body or WebSocket message accepted (a model turn is a few KB).
 MAX_REQUEST_BYTES = 1 << 20
 
@@ -202,6 +210,11 @@ class EcomEnvironment(Environment[EcomAction, EcomObservation, EcomState]):
     def state(self) -> EcomState:
         return self._state
 
+    def close(self) -> None:
+        """The session ended (a disconnect, a close frame, the idle timeout): an unfinished
+        episode counts as a failure, or a client could drop every episode it is unsure of."""
+        self._env.close()
+
     def get_metadata(self) -> EnvironmentMetadata:
         return EnvironmentMetadata(
             name="ecom-bench", version=__version__,
@@ -229,7 +242,7 @@ class _LockedCurriculum:
 def create_server_app(envs: str = "C8", difficulty: int | str = 6, *, max_sessions: int = DEFAULT_MAX_SESSIONS,
                       catalog: CatalogSpec | None = None, embedder: str = "wordllama",
                       context: EnvContext | None = None, curriculum: Any | None = None,
-                      session_timeout_s: float | None = None) -> FastAPI:
+                      session_timeout_s: float | None = DEFAULT_SESSION_TIMEOUT_S) -> FastAPI:
     """openenv-core's app serving `envs` at `difficulty` (a level, or "adaptive" from one
     `curriculum` shared by all sessions, default a fresh `AdaptiveCurriculum`).
 
@@ -269,14 +282,44 @@ def _harden(app: FastAPI) -> None:
     app.add_exception_handler(RequestError, refused)
     app.add_exception_handler(RequestValidationError, invalid)
     app.add_exception_handler(HTTPException, http_error)
-    app.add_middleware(_BodyLimit, limit=MAX_REQUEST_BYTES)
+    app.add_middleware(_RequestGuard, limit=MAX_REQUEST_BYTES)
     app.add_middleware(_WebSocketGuard)
 
 
-class _BodyLimit:
+def _refusal(path: str, body: bytes) -> tuple[int, dict[str, Any]] | None:
+    """(status, JSON answer) for a body openenv would crash on or that would bypass the session
+    limit; None to pass it on. Malformed JSON is left to openenv (it answers 422 itself)."""
+    try:
+        data = json.loads(body) if body.strip() else {}
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(data, dict):
+        return None
+    fields = {"/reset": RESET_FIELDS, "/step": STEP_FIELDS}.get(path)
+    if fields is not None:
+        unknown = sorted(set(data) - fields)
+        if unknown:
+            return 422, {"detail": f"unknown field(s) {', '.join(map(repr, unknown))}; "
+                                   f"{path} takes {', '.join(sorted(fields))}"}
+    if path == "/mcp":
+        method, params = data.get("method"), data.get("params")
+        error = None
+        if method in ("openenv/session/create", "openenv/session/close"):
+            # An MCP session takes a slot of the session limit and outlives any connection; this
+            # server has no MCP tools, so its sessions are only ever a way around the limit.
+            error = (403, "ecom-bench serves no MCP sessions: play episodes over the WebSocket /ws")
+        elif isinstance(params, dict) and "session_id" in params and not isinstance(params["session_id"], str):
+            error = (400, "params.session_id must be a string")
+        if error:
+            return error[0], {"jsonrpc": "2.0", "id": data.get("id") if isinstance(data.get("id"), (str, int)) else None,
+                              "error": {"code": -32600, "message": error[1]}, "detail": error[1]}
+    return None
+
+
+class _RequestGuard:
     """ASGI middleware: an HTTP body over `limit` bytes gets 413 before any handler reads it
-    (declared by Content-Length or streamed chunked). WebSocket messages are capped by uvicorn's
-    ``ws_max_size``."""
+    (declared by Content-Length or streamed chunked), and a body `_refusal` names gets its 4xx.
+    WebSocket messages are capped by uvicorn's ``ws_max_size`` and checked by `_WebSocketGuard`."""
 
     def __init__(self, app: Any, limit: int) -> None:
         self.app, self.limit = app, limit
@@ -296,6 +339,9 @@ class _BodyLimit:
             more = message.get("more_body", False)
             if len(body) > self.limit:
                 return await self._too_large(send)
+        if scope.get("method") == "POST" and (refused := _refusal(scope.get("path", ""), bytes(body))):
+            status, answer = refused
+            return await JSONResponse(answer, status_code=status)({"type": "http"}, None, send)
         replayed = False
 
         async def replay() -> dict[str, Any]:
@@ -321,6 +367,12 @@ class _WebSocketGuard:
     NOT_AN_OBJECT = WSErrorResponse(data={
         "message": 'a message must be a JSON object {"type": "reset" | "step" | "state" | "close", "data": {...}}',
         "code": WSErrorCode.INVALID_JSON}).model_dump_json()
+    NOT_JSON = WSErrorResponse(data={
+        "message": "a message must be JSON (this one does not parse, or nests or counts too deep)",
+        "code": WSErrorCode.INVALID_JSON}).model_dump_json()
+    NO_MCP = WSErrorResponse(data={
+        "message": "ecom-bench serves no MCP over /ws: send reset, step, state or close",
+        "code": WSErrorCode.UNKNOWN_TYPE}).model_dump_json()
 
     def __init__(self, app: Any) -> None:
         self.app = app
@@ -341,14 +393,27 @@ class _WebSocketGuard:
                     except UnicodeDecodeError:
                         text = ""
                 try:
-                    valid = isinstance(json.loads(text), dict)
-                except ValueError:
-                    valid = True  # not JSON at all: openenv answers that itself (INVALID_JSON)
-                if valid:
+                    data = json.loads(text)
+                    answer = None if isinstance(data, dict) else self.NOT_AN_OBJECT
+                    if answer is None and data.get("type") == "mcp":  # an MCP session would escape the limit
+                        answer = self.NO_MCP
+                    if answer is None and data.get("type") == "reset" and isinstance(data.get("data"), dict):
+                        unknown = sorted(set(data["data"]) - RESET_FIELDS)
+                        if unknown:
+                            answer = WSErrorResponse(data={
+                                "message": f"unknown reset field(s) {', '.join(map(repr, unknown))}; reset takes "
+                                           f"{', '.join(sorted(RESET_FIELDS))}",
+                                "code": WSErrorCode.VALIDATION_ERROR}).model_dump_json()
+                except (ValueError, RecursionError):  # openenv's own parse would end the session
+                    answer = self.NOT_JSON
+                if answer is None:
                     return {"type": "websocket.receive", "text": text}
-                await send({"type": "websocket.send", "text": self.NOT_AN_OBJECT})  # openenv waits in receive
+                await send({"type": "websocket.send", "text": answer})  # openenv waits in receive
 
-        return await self.app(scope, guarded, send)
+        try:
+            return await self.app(scope, guarded, send)
+        except WebSocketDisconnect:  # openenv closes a socket the client already dropped: nothing to report
+            return None
 
 
 def __getattr__(name: str) -> Any:
@@ -370,11 +435,13 @@ def __getattr__(name: str) -> Any:
 # ---------------------------------------------------------------------------------- running it
 def serve(host: str = "127.0.0.1", port: int = 8000, envs: str = "C8", difficulty: int | str = 6, *,
           max_sessions: int = DEFAULT_MAX_SESSIONS, catalog: CatalogSpec | None = None,
-          embedder: str = "wordllama", log_level: str = "warning") -> None:
+          embedder: str = "wordllama", session_timeout_s: float | None = DEFAULT_SESSION_TIMEOUT_S,
+          log_level: str = "warning") -> None:
     """Build the app and serve it with uvicorn until interrupted."""
     import uvicorn
 
-    app = create_server_app(envs, difficulty, max_sessions=max_sessions, catalog=catalog, embedder=embedder)
+    app = create_server_app(envs, difficulty, max_sessions=max_sessions, catalog=catalog, embedder=embedder,
+                            session_timeout_s=session_timeout_s)
     print(f"ecom-bench: serving {envs} at difficulty {difficulty} on http://{host}:{port} "
           f"(WebSocket /ws, up to {max_sessions} sessions)", flush=True)
     uvicorn.run(app, host=host, port=port, ws_max_size=MAX_REQUEST_BYTES, log_level=log_level)
