@@ -106,11 +106,13 @@ class EpisodeResult:
 
     def explanation(self) -> str:
         r = self.reward
+        # "×", not "*": the explanation is Markdown in `inspect view`, where "*" turns text italic.
         if r.hard_fail:
-            head = f"HARD FAIL ({self.end_reason}): total -1."
+            head = (f"HARD FAIL ({self.end_reason}): task and total -1, success 0. The hard fail overrides "
+                    f"the verdict below (on its own the task part would be {self.verdict.task:+.2f}).")
         else:
-            head = (f"total {r.total:+.3f} = 0.75*task {r.task:+.2f} + 0.15*efficiency {r.efficiency:+.2f} "
-                    f"+ 0.10*hallucination {r.hallucination:+.2f}.")
+            head = (f"total {r.total:+.3f} = 0.75 × task {r.task:+.2f} + 0.15 × efficiency {r.efficiency:+.2f} "
+                    f"+ 0.10 × hallucination {r.hallucination:+.2f}.")
         caused = f", {self.user_caused_turns} caused by the user" if self.user_caused_turns else ""
         lines = [head, self.verdict.explanation, f"Turns: {self.turns}{caused}. Ended: {self.end_reason}."]
         if self.invented_ids:

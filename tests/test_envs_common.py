@@ -110,3 +110,16 @@ def _id_like(text: str) -> set[str]:
     import re
 
     return set(re.findall(r"\b[A-Z]{1,4}-?\d{4,}[A-Za-z0-9\-]*\b", text))
+
+
+def test_explanations_read_right_in_markdown_and_agree_with_the_score(context):
+    """No "*" (Markdown italics in `inspect view`); a hard fail says its -1 overrides the verdict."""
+    from ecom_bench.conversation import AgentAction, ToolCallRequest
+
+    good = run_policy(make_episode("cart", 3, 0, 0, context=context), get_policy("cart", "oracle")).result
+    assert "*" not in good.explanation() and "0.75 × task" in good.explanation()
+    ep = make_episode("cart", 3, 0, 0, context=context)
+    ep.step(AgentAction(tool_calls=(ToolCallRequest("checkout", {}, "c", parse_error="bad JSON"),)))
+    text = ep.result().explanation()
+    assert text.startswith("HARD FAIL (invalid output") and "task and total -1" in text
+    assert "overrides the verdict" in text and "*" not in text
