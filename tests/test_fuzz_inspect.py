@@ -14,8 +14,6 @@ import math
 from typing import Any
 
 import pytest
-
-from ecom_bench.tasks._solver import MAX_TOOL_ERROR_CHARS
 from inspect_ai import eval as inspect_eval
 from inspect_ai.model import (
     ChatMessageAssistant,
@@ -33,6 +31,7 @@ from inspect_ai.tool import ToolCall, ToolInfo
 from conftest import TEST_CATALOG_SIZE
 from ecom_bench import tasks
 from ecom_bench.envs import resolve_envs
+from ecom_bench.tasks._solver import MAX_TOOL_ERROR_CHARS
 
 pytestmark = pytest.mark.reliability
 

@@ -46,7 +46,7 @@ from fastapi.responses import JSONResponse
 from openenv.core.env_server.http_server import create_app
 from openenv.core.env_server.interfaces import Environment
 from openenv.core.env_server.types import (Action, ConcurrencyConfig, EnvironmentMetadata, Observation, State,
-                                           WSErrorCode, WSErrorResponse)
+                                           StepRequest, WSErrorCode, WSErrorResponse)
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 from pydantic_core import PydanticCustomError
 from starlette.exceptions import HTTPException
@@ -62,10 +62,7 @@ DEFAULT_MAX_SESSIONS = 256
 #: A session idle this long is closed (its unfinished episode counted as failed), so connections
 #: that hold a slot and never play cannot lock the server.
 DEFAULT_SESSION_TIMEOUT_S = 600.0
-#: Fields a plain-HTTP reset / step body may carry (openenv passes the rest on as keyword
-#: arguments, and names like "self" crash its dispatch).
-RESET_FIELDS = frozenset({"seed", "episode_id", "options", "env", "difficulty", "index"})
-STEP_FIELDS = frozenset({"action", "timeout_s", "request_id"})
+
 #: The largest request body or WebSocket message accepted (a model turn is a few KB).
 MAX_REQUEST_BYTES = 1 << 20
 
@@ -131,6 +128,12 @@ class _ResetParams(BaseModel):
     env: str | None = None
     difficulty: int | str | None = None  # a bad string is refused by EcomEnv, in its words
     index: int | None = Field(None, ge=0)
+
+
+#: Fields a reset / step body may carry (openenv passes the rest on as keyword arguments, and
+#: names like "self" crash its dispatch): ours, plus gymnasium's `options`; openenv's step request.
+RESET_FIELDS = frozenset(_ResetParams.model_fields) | {"options"}
+STEP_FIELDS = frozenset(StepRequest.model_fields)
 
 
 # ---------------------------------------------------------------------------------- errors

@@ -1,8 +1,8 @@
 """Shared readers for red-team policies (only the conversation is read; `hidden` never)."""
 from __future__ import annotations
 import re
-from typing import Any
 from ecom_bench.agents.base import AgentAction, Message, ToolCallRequest, calls_since_last_message, tool_results
+from ecom_bench.agents.exploits import customer_replies
 
 _BUDGET = re.compile(r"at most (\d+) tool call")
 _PATIENCE = re.compile(r"patience is (\d+) turn")
@@ -24,15 +24,7 @@ class Conv:
         self.n = len(messages)
 
     def replies(self) -> list[str]:
-        out, seen = [], False
-        for x in self.m:
-            if x.role == "user":
-                if seen:
-                    out.append(x.text)
-                seen = True
-            elif x.role == "tool" and x.tool_name == "ask_user" and not x.error:
-                out.append(x.text)
-        return out
+        return customer_replies(self.m)
 
     def made(self, name: str, args: dict | None = None) -> bool:
         return any(c.name == name and (args is None or c.arguments == args) for c, _ in self.results)
