@@ -114,3 +114,10 @@ def play_many(env, agent: str, episodes: int, seed: int = 0) -> None:
     for _ in range(episodes):
         play(env, agent, raw=False)
         env.reset()
+
+
+def score_parts(sample) -> dict[str, float]:  # noqa: ANN001
+    """The five reward parts of one Inspect sample (one scorer each)."""
+    from ecom_bench.scorers import SCORE_PARTS
+
+    return {part: sample.scores[part].value for part in SCORE_PARTS}

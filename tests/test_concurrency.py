@@ -11,7 +11,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 from inspect_ai import eval as inspect_eval
 
-from conftest import TEST_CATALOG_SIZE
+from conftest import TEST_CATALOG_SIZE, score_parts
 from ecom_bench import tasks
 from ecom_bench.agents import get_policy
 from ecom_bench.envs import ENVIRONMENTS
@@ -35,8 +35,8 @@ def test_threads_sharing_one_context_match_a_serial_run(context):
 
 
 def _per_sample(log) -> dict:
-    return {(s.id, s.epoch): (s.scores["episode_scorer"].value,
-                              json.dumps(s.scores["episode_scorer"].metadata["final_state"], sort_keys=True))
+    return {(s.id, s.epoch): (score_parts(s),
+                              json.dumps(s.scores["total"].metadata["final_state"], sort_keys=True))
             for s in log.samples}
 
 

@@ -28,7 +28,7 @@ from inspect_ai.model._call_tools import parse_tool_call
 from inspect_ai.solver._task_state import sample_state
 from inspect_ai.tool import ToolCall, ToolInfo
 
-from conftest import TEST_CATALOG_SIZE
+from conftest import TEST_CATALOG_SIZE, score_parts
 from ecom_bench import tasks
 from ecom_bench.envs import resolve_envs
 from ecom_bench.tasks._solver import MAX_TOOL_ERROR_CHARS
@@ -171,8 +171,8 @@ def _check_log(log, strict: bool, only: str | None = None) -> None:  # noqa: ANN
     for s in log.samples:
         case = only or case_of(s.metadata)
         seen.add((s.metadata["env"], case, s.metadata["index"]))
-        score = s.scores["episode_scorer"]
-        value = score.value
+        score = s.scores["total"]
+        value = score_parts(s)
         for key in ("task", "efficiency", "hallucination", "total"):
             assert math.isfinite(value[key]) and -1.0 <= value[key] <= 1.0, (case, value)
         assert len(score.explanation) <= MAX_EXPLANATION_CHARS, (case, len(score.explanation))
@@ -200,7 +200,7 @@ def test_malformed_output_on_every_env_strict(tmp_path):
     _check_log(log, strict=True)
     # the hard fail names what was wrong
     s = next(s for s in log.samples if case_of(s.metadata) == "truncated_json")
-    assert "invalid output" in s.scores["episode_scorer"].explanation
+    assert "invalid output" in s.scores["total"].explanation
 
 
 def test_malformed_output_is_returned_to_the_model_when_not_strict(tmp_path):
@@ -212,7 +212,7 @@ def test_malformed_output_is_returned_to_the_model_when_not_strict(tmp_path):
         if CASES[case][1]:
             assert tool_errors, case
             # the episode went on (the model apologised, the user answered) unless a later call answered
-            answered = s.scores["episode_scorer"].metadata["end_reason"] == "answered"
+            answered = s.scores["total"].metadata["end_reason"] == "answered"
             assert answered or sum(1 for m in s.messages if m.role == "user") >= 2, case
 
 
@@ -237,7 +237,7 @@ def test_reused_tool_call_ids_each_get_an_answer(tmp_path, strict):
     assert len(tool_messages) == 3 and {m.tool_call_id for m in tool_messages} == {"same"}
     assert tool_messages[0].error is None  # the first read ran
     if strict:  # the unknown tool ended the episode; nothing after it counts
-        assert s.scores["episode_scorer"].metadata["hard_fail"]
+        assert s.scores["total"].metadata["hard_fail"]
 
 
 @pytest.mark.parametrize("strict", [True, False])
@@ -246,11 +246,11 @@ def test_a_final_answer_after_an_invalid_call_in_the_same_message(tmp_path, stri
     so the answer after it is refused and the score is the hard fail."""
     log = _run_case(tmp_path, "invalid_then_final", strict, env="policy", samples=2)
     for s in log.samples:
-        score = s.scores["episode_scorer"]
+        score = s.scores["total"]
         tool_messages = [m for m in s.messages if isinstance(m, ChatMessageTool)]
         assert [m.tool_call_id for m in tool_messages] == ["a", "b"]
         if strict:
-            assert score.metadata["hard_fail"] and score.value["total"] == -1.0
+            assert score.metadata["hard_fail"] and score.value == -1.0
             assert "ended" in tool_messages[1].error.message
             assert not score.metadata["final_state"]["answers"]
         else:

@@ -10,7 +10,7 @@ import pytest
 from inspect_ai import eval as inspect_eval
 from inspect_ai.model import ChatMessageTool, GenerateConfig, ModelAPI, ModelOutput, ModelUsage, modelapi
 
-from conftest import TEST_CATALOG_SIZE
+from conftest import TEST_CATALOG_SIZE, score_parts
 from ecom_bench.tasks import cart
 
 SIZE = TEST_CATALOG_SIZE
@@ -24,7 +24,7 @@ def run(model, log_dir, **task_args):
 
 
 def sample_values(log):
-    return {s.id: s.scores["episode_scorer"].value for s in log.samples}
+    return {s.id: score_parts(s) for s in log.samples}
 
 
 @pytest.mark.parametrize("d", [0, 6, 12])
@@ -38,16 +38,17 @@ def test_oracle_succeeds_through_inspect(tmp_path, d):
 def test_scores_explanations_and_metadata(tmp_path):
     log = run("ecom/heuristic", tmp_path, difficulty=3, samples=4)
     s = log.samples[0]
-    score = s.scores["episode_scorer"]
-    assert set(score.value) == {"task", "efficiency", "hallucination", "total", "success"}
+    assert set(s.scores) == {"task", "efficiency", "hallucination", "total", "success"}
+    score = s.scores["total"]
     assert "Unit F1" in score.explanation and "Turns" in score.explanation
     md = score.metadata
     assert md["hidden_goal"]["goal"]["targets"] and "cart" in md["final_state"]
     names = {m.name for m in log.results.scores[0].metrics.values()}
+    assert log.results.scores[0].name == "total"
     assert {"mean", "stderr"} <= names
     assert s.id == "cart-d3-s0-0000"
     headline = log.results.headline
-    assert (headline.scorer, headline.score, headline.metric) == ("episode_scorer", "total", "mean")
+    assert (headline.scorer, headline.score, headline.metric) == ("total", "total", "mean")
     # the user's replies are tagged in the transcript
     acts = [m.metadata["act"] for m in s.messages if m.role == "user"]
     assert acts[0] == "opening" and acts[1:] == md["user_acts"][1:]
@@ -83,8 +84,8 @@ def test_nonexistent_product_id_is_a_readable_tool_error(tmp_path):
     s = log.samples[0]
     errors = [m for m in s.messages if isinstance(m, ChatMessageTool) and m.error]
     assert errors and "No product with id 'P-NOPE'" in errors[0].error.message
-    score = s.scores["episode_scorer"]
-    assert score.value["total"] == -1.0  # never checked out: no answer
+    score = s.scores["total"]
+    assert score.value == -1.0  # never checked out: no answer
     assert "P-NOPE" in score.explanation
 
 
@@ -93,8 +94,8 @@ def test_nonexistent_product_id_is_a_readable_tool_error(tmp_path):
 def test_strict_rule_on_schema_failures(tmp_path, model, strict, ends):
     log = run(f"ecomtest/{model}", tmp_path, difficulty=2, samples=1, strict=strict)
     s = log.samples[0]
-    score = s.scores["episode_scorer"]
-    assert score.value["total"] == -1.0
+    score = s.scores["total"]
+    assert score.value == -1.0
     # the core validates the arguments (one loop for every front): an invalid tool call
     assert ("invalid tool call" in score.explanation) is ends
 
@@ -141,7 +142,7 @@ def test_cli_runs_and_is_reproducible_across_processes(tmp_path):
         assert proc.returncode == 0, proc.stderr[-2000:]
         [logfile] = list(out.glob("*.eval"))
         log = _read_log(logfile)
-        results.append({s.id: (s.input, s.scores["episode_scorer"].value,
+        results.append({s.id: (s.input, score_parts(s),
                                [m.text for m in s.messages]) for s in log.samples})
     assert results[0] == results[1]
 

@@ -31,6 +31,11 @@ class CatalogSpec:
     size: int | None = None  # synthetic: DEFAULT_CATALOG_SIZE; a loaded catalogue: all rows
     seed: int = 0
 
+    def __post_init__(self) -> None:
+        # One key per catalogue: a synthetic spec without a size is the default-size one.
+        if self.source == DEFAULT_CATALOG and self.size is None:
+            object.__setattr__(self, "size", DEFAULT_CATALOG_SIZE)
+
     def validate(self) -> "CatalogSpec":
         if not isinstance(self.source, str) or not self.source.strip():
             # an empty source would make `datasets` load whatever the working directory holds

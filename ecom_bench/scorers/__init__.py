@@ -1,5 +1,16 @@
-"""The Inspect scorer over the core's verifiable reward."""
+"""The Inspect scorers over the core's verifiable reward: one per reward part."""
 
-from ecom_bench.scorers.episode_scorer import SCORE_KEYS, episode_scorer, score_metrics
+from ecom_bench.scorers.reward_scorers import (
+    SCORE_PARTS,
+    efficiency_score,
+    hallucination_score,
+    pass_k,
+    pass_k_estimates,
+    reward_scorers,
+    success_score,
+    task_score,
+    total_score,
+)
 
-__all__ = ["SCORE_KEYS", "episode_scorer", "score_metrics"]
+__all__ = ["SCORE_PARTS", "efficiency_score", "hallucination_score", "pass_k", "pass_k_estimates",
+           "reward_scorers", "success_score", "task_score", "total_score"]

@@ -13,13 +13,14 @@ from typing import Any
 
 from inspect_ai import Task
 from inspect_ai.dataset import MemoryDataset, Sample
+from inspect_ai.log import HeadlineMetric
 
 from ecom_bench import __version__
 from ecom_bench.difficulty import Difficulty, validate_level
 from ecom_bench.envs import get_env
-from ecom_bench.envs.context import MIN_CATALOG_SIZE, CatalogSpec, load_context
+from ecom_bench.envs.context import DEFAULT_CATALOG_SIZE, MIN_CATALOG_SIZE, CatalogSpec, load_context
 from ecom_bench.episode import new_episode
-from ecom_bench.scorers import episode_scorer, score_metrics
+from ecom_bench.scorers import reward_scorers
 from ecom_bench.tasks import _prebuilt
 from ecom_bench.tasks._solver import customer_conversation
 
@@ -88,14 +89,14 @@ def build_samples(env_names: tuple[str, ...], difficulty: int, samples: int, see
 
 
 def env_task(env_name: str, *, difficulty: Any = 0, samples: Any = DEFAULT_SAMPLES, seed: Any = 0,
-             strict: Any = True, catalog: str = "synthetic", catalog_size: Any = None,
+             strict: Any = True, catalog: str = "synthetic", catalog_size: Any = DEFAULT_CATALOG_SIZE,
              catalog_seed: Any = 0, embedder: str = "wordllama", envs: tuple[str, ...] | None = None) -> Task:
     """The Inspect task of one environment (or, with `envs`, of a collection called `env_name`)."""
     d = validate_level(difficulty)
     samples = _int_param("samples", samples, 1)
     seed = _int_param("seed", seed, 0)
     strict = _bool_param("strict", strict)
-    size = None if catalog_size is None else _int_param("catalog_size", catalog_size, MIN_CATALOG_SIZE)
+    size = _int_param("catalog_size", catalog_size, MIN_CATALOG_SIZE)
     spec = CatalogSpec(str(catalog), size, _int_param("catalog_seed", catalog_seed, 0)).validate()
     if envs is None:
         env_names, title = (env_name,), get_env(env_name).title
@@ -106,13 +107,13 @@ def env_task(env_name: str, *, difficulty: Any = 0, samples: Any = DEFAULT_SAMPL
     return Task(
         dataset=dataset,
         solver=customer_conversation(strict=strict, catalog=spec, embedder=embedder),
-        scorer=episode_scorer(),
-        metrics=score_metrics(by_env=True) if envs is not None else None,
+        scorer=reward_scorers(),
         message_limit=MESSAGE_LIMIT,
-        # Leaderboards rank by the mean composite reward; success (pass^k) is beside it.
-        headline_metric="episode_scorer.total",
+        # Leaderboards rank by the mean composite reward; success (pass^k, pass@k) is beside it.
+        headline_metric=HeadlineMetric(scorer="total", metric="mean"),
         version=1,
         metadata={"env": env_name, "envs": list(env_names), "title": title, "difficulty": d, "seed": seed,
-                  "strict": strict, "catalog": spec.source, "embedder": embedder,
+                  "strict": strict, "catalog": spec.source,
+                  "catalog_products": len(load_context(spec, embedder).catalog), "embedder": embedder,
                   "ecom_bench_version": __version__, "axes": Difficulty.from_level(d).to_dict()},
     )

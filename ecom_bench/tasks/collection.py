@@ -12,12 +12,13 @@ from typing import Any
 from inspect_ai import Task, task
 
 from ecom_bench.envs import COLLECTIONS, resolve_envs
+from ecom_bench.envs.context import DEFAULT_CATALOG_SIZE
 from ecom_bench.tasks._builder import DEFAULT_SAMPLES, env_task, reject_unknown_params
 
 
 @task
 def collection(envs: str = "C8", difficulty: int = 0, samples: int = DEFAULT_SAMPLES, seed: int = 0,
-               strict: bool = True, catalog: str = "synthetic", catalog_size: int | None = None,
+               strict: bool = True, catalog: str = "synthetic", catalog_size: int = DEFAULT_CATALOG_SIZE,
                catalog_seed: int = 0, embedder: str = "wordllama", **unknown: Any) -> Task:
     """A collection of environments: C1, C2, C4, C8 or a comma list such as "cart,policy".
 
@@ -29,7 +30,7 @@ def collection(envs: str = "C8", difficulty: int = 0, samples: int = DEFAULT_SAM
         seed: Dataset seed.
         strict: Published rule: an unparseable or unknown tool call ends the episode with -1.
         catalog: "synthetic" (default, offline) or a local parquet/jsonl file or folder.
-        catalog_size: Products in the synthetic catalogue (default 20000), or a row limit for a loaded one.
+        catalog_size: Products in the synthetic catalogue, or the most rows read from a loaded one (default 20000).
         catalog_seed: Seed of the synthetic catalogue.
         embedder: "wordllama" (offline default) or "st:<model name or local path>".
         **unknown: Refused by name (a misspelt `-T` parameter would otherwise run the default).

@@ -11,6 +11,7 @@ from typing import Any
 
 from inspect_ai import Task, task
 
+from ecom_bench.envs.context import DEFAULT_CATALOG_SIZE
 from ecom_bench.tasks._builder import DEFAULT_SAMPLES, env_task, reject_unknown_params
 
 _PARAMS_DOC = """
@@ -22,7 +23,7 @@ _PARAMS_DOC = """
         strict: Published rule: an unparseable or unknown tool call ends the episode with -1.
             false returns the error to the model instead.
         catalog: "synthetic" (default, offline) or a local parquet/jsonl file or folder.
-        catalog_size: Products in the synthetic catalogue (default 20000), or a row limit for a loaded one.
+        catalog_size: Products in the synthetic catalogue, or the most rows read from a loaded one (default 20000).
         catalog_seed: Seed of the synthetic catalogue.
         embedder: "wordllama" (offline default) or "st:<model name or local path>".
         **unknown: Refused by name (a misspelt `-T` parameter would otherwise run the default).
@@ -31,7 +32,7 @@ _PARAMS_DOC = """
 
 def _env_task(env_name: str, summary: str) -> Callable[..., Task]:
     def make(difficulty: int = 0, samples: int = DEFAULT_SAMPLES, seed: int = 0, strict: bool = True,
-             catalog: str = "synthetic", catalog_size: int | None = None, catalog_seed: int = 0,
+             catalog: str = "synthetic", catalog_size: int = DEFAULT_CATALOG_SIZE, catalog_seed: int = 0,
              embedder: str = "wordllama", **unknown: Any) -> Task:
         reject_unknown_params(env_name, unknown, make)
         return env_task(env_name, difficulty=difficulty, samples=samples, seed=seed, strict=strict,

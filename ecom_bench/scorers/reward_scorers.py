@@ -1,0 +1,203 @@
+"""The scorers: one per reward part, each read from the outcome the solver computed.
+
+Five scorers (task, efficiency, hallucination, total, success) rather than one scorer
+with a dict value, so that every part is its own numeric column in
+`inspect_ai.analysis.samples_df` / `evals_df` and its own row in `inspect view`.
+Epochs are reduced by mean; `success` also reports pass^k (all k epochs of a sample
+succeed, tau-bench) and pass@k (at least one does), which only mean something for a
+0/1 part. `total` carries the full explanation, the answer and the episode metadata.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections import defaultdict
+from collections.abc import Callable
+
+from inspect_ai.scorer import (
+    Metric,
+    SampleScore,
+    Score,
+    Scorer,
+    Target,
+    Value,
+    mean,
+    metric,
+    scorer,
+    stderr,
+)
+from inspect_ai.solver import TaskState
+from inspect_ai.util import store_as
+
+from ecom_bench.rewards import FAILURE_SCORE
+from ecom_bench.scorers._store import EpisodeStore
+
+SCORE_PARTS = ("task", "efficiency", "hallucination", "total", "success")
+
+
+@metric
+def env_mean() -> Metric:
+    """`mean_<env>` per env, for collections; nothing for a single env (it would repeat the mean)."""
+
+    def compute(scores: list[SampleScore]) -> Value:
+        by_env: dict[str, list[float]] = defaultdict(list)
+        for s in scores:
+            by_env[str((s.sample_metadata or {}).get("env"))].append(s.score.as_float())
+        if len(by_env) < 2:
+            return {}
+        return {f"mean_{env}": sum(v) / len(v) for env, v in sorted(by_env.items())}
+
+    return compute
+
+
+def pass_k_estimates(trials: dict[object, list[float]]) -> tuple[int, float, float] | None:
+    """(k, pass^k, pass@k) over samples with n_i >= k trials each, k = the fewest trials.
+
+    Per sample with c successes in n trials: pass^k = C(c,k)/C(n,k) (tau-bench), pass@k =
+    1 - C(n-c,k)/C(n,k) (Chen et al. 2021); both averaged over samples. With one trial
+    both equal the mean success (tau-bench's pass^1). None without trials.
+    """
+    if not trials:
+        return None
+    k = min(len(v) for v in trials.values())
+    hat, at = [], []
+    for values in trials.values():
+        n, c = len(values), sum(1 for v in values if v >= 1.0)
+        hat.append(math.comb(c, k) / math.comb(n, k))
+        at.append(1.0 - math.comb(n - c, k) / math.comb(n, k))
+    return k, sum(hat) / len(hat), sum(at) / len(at)
+
+
+@metric(scores="unreduced")
+def pass_k() -> Metric:
+    """pass^k and pass@k of success, k = the number of epochs (pass^1 = pass@1 = mean)."""
+
+    def compute(scores: list[SampleScore]) -> Value:
+        trials: dict[object, list[float]] = defaultdict(list)
+        for s in scores:
+            trials[s.sample_id].append(s.score.as_float())
+        estimates = pass_k_estimates(trials)
+        if estimates is None:
+            return {}
+        k, hat, at = estimates
+        return {f"pass^{k}": hat, f"pass@{k}": at}
+
+    return compute
+
+
+def _outcome_or_failure(state: TaskState, part: str, explain: Callable[[dict], str]) -> Score:
+    outcome = store_as(EpisodeStore).outcome
+    if outcome is None:  # the solver never reached its finally block
+        value = 0.0 if part == "success" else FAILURE_SCORE
+        return Score(value=value, explanation="No episode outcome recorded: failure score.")
+    return Score(value=float(outcome["reward"][part]), explanation=explain(outcome))
+
+
+def _task_explanation(outcome: dict) -> str:
+    text = outcome["verdict"]["explanation"]
+    if outcome["hard_fail"]:
+        return (f"Hard fail ({outcome['end_reason']}): task -1, overriding the verdict "
+                f"(task part on its own {outcome['verdict']['task']:+.2f}). {text}")
+    return text
+
+
+def _efficiency_explanation(outcome: dict) -> str:
+    caused = outcome["user_caused_turns"]
+    return f"Turns: {outcome['turns']}" + (f", {caused} caused by the user (not charged)." if caused else ".")
+
+
+def _hallucination_explanation(outcome: dict) -> str:
+    invented = outcome["invented_ids"]
+    if invented:
+        return f"Ids never returned by a tool: {', '.join(invented)}."
+    return "Every id the agent used came from a tool result."
+
+
+def _success_explanation(outcome: dict) -> str:
+    if outcome["reward"]["success"]:
+        return "Success: the task was solved exactly, with no hard fail."
+    if outcome["hard_fail"]:
+        return f"No success: hard fail ({outcome['end_reason']})."
+    return "No success: the task part is below 1."
+
+
+_PART_METRICS: list[Metric] = [mean(), stderr(), env_mean()]
+
+
+@scorer(metrics=_PART_METRICS, name="task")
+def task_score() -> Scorer:
+    """r_task: the verifier's verdict on the hidden goal (-1 on a hard fail)."""
+
+    async def score(state: TaskState, target: Target) -> Score:
+        return _outcome_or_failure(state, "task", _task_explanation)
+
+    return score
+
+
+@scorer(metrics=_PART_METRICS, name="efficiency")
+def efficiency_score() -> Scorer:
+    """r_eff: fewer agent-caused turns score higher."""
+
+    async def score(state: TaskState, target: Target) -> Score:
+        return _outcome_or_failure(state, "efficiency", _efficiency_explanation)
+
+    return score
+
+
+@scorer(metrics=_PART_METRICS, name="hallucination")
+def hallucination_score() -> Scorer:
+    """r_hall: 0, or negative for ids the agent invented."""
+
+    async def score(state: TaskState, target: Target) -> Score:
+        return _outcome_or_failure(state, "hallucination", _hallucination_explanation)
+
+    return score
+
+
+@scorer(metrics=[*_PART_METRICS, pass_k()], name="success")
+def success_score() -> Scorer:
+    """1 when the task is solved exactly with no hard fail; pass^k/pass@k over epochs."""
+
+    async def score(state: TaskState, target: Target) -> Score:
+        return _outcome_or_failure(state, "success", _success_explanation)
+
+    return score
+
+
+@scorer(metrics=_PART_METRICS, name="total")
+def total_score() -> Scorer:
+    """The composite reward, with the full explanation, the answer and the episode metadata."""
+
+    async def score(state: TaskState, target: Target) -> Score:
+        info = store_as(EpisodeStore)
+        outcome = info.outcome
+        if outcome is None:
+            return _outcome_or_failure(state, "total", str)
+        final = outcome["final_state"]
+        return Score(
+            value=float(outcome["reward"]["total"]),
+            answer=json.dumps(final.get("final_answer") or {"cart": final.get("cart")}, ensure_ascii=False),
+            explanation=outcome["explanation"],
+            metadata={
+                "env": info.env,
+                "difficulty": info.difficulty,
+                "turns": outcome["turns"],
+                "user_caused_turns": outcome["user_caused_turns"],
+                "end_reason": outcome["end_reason"],
+                "hard_fail": outcome["hard_fail"],
+                "invented_ids": outcome["invented_ids"],
+                "verdict": outcome["verdict"]["details"],
+                "hidden_goal": outcome["hidden"],
+                "final_state": final,
+                "disclosure": outcome["disclosure"],
+                "user_acts": outcome["user_acts"],
+            },
+        )
+
+    return score
+
+
+def reward_scorers() -> list[Scorer]:
+    """The five scorers, in the order the log and the viewer show them."""
+    return [total_score(), success_score(), task_score(), efficiency_score(), hallucination_score()]
