@@ -3,7 +3,7 @@
     ecom-bench show cart -d 6 --index 2 [--hidden]   print a generated task
     ecom-bench run cart -d 6 -n 50 --policy oracle   score a scripted agent (no Inspect)
     ecom-bench sweep C8 -d 0 6 12 -n 30              success table: env x policy x difficulty
-    ecom-bench play cart -d 3                        be the agent yourself
+    ecom-bench play cart -d 3 [--strict]             be the agent yourself (/help inside)
     ecom-bench build-index                           pre-build the search index cache
     ecom-bench serve --envs C8 -d adaptive           the OpenEnv server (extra `train`)
 
@@ -20,10 +20,10 @@ import time
 from collections.abc import Callable
 
 from ecom_bench.agents import get_policy
-from ecom_bench.conversation import AgentAction, ToolCallRequest
 from ecom_bench.difficulty import Difficulty, validate_level
 from ecom_bench.envs import ENVIRONMENTS, resolve_envs
 from ecom_bench.envs.context import CatalogSpec, load_context
+from ecom_bench.play import play
 from ecom_bench.runner import make_episode, run_policy
 
 
@@ -116,30 +116,8 @@ def cmd_sweep(args: argparse.Namespace) -> None:
 
 
 def cmd_play(args: argparse.Namespace) -> None:
-    ep = make_episode(args.env, args.difficulty, args.seed, args.index, context=_context(args))
-    print(ep.system_prompt(), "\n")
-    print("Tools:", ", ".join(s.name for s in ep.tool_specs()))
-    print("Type a message to the customer, or `/tool_name {json args}`. Ctrl-D quits.\n")
-    print("CUSTOMER:", ep.opening)
-    while not ep.done:
-        try:
-            line = input("> ").strip()
-        except EOFError:
-            break
-        if line.startswith("/"):
-            name, _, raw = line[1:].partition(" ")
-            try:
-                arguments = json.loads(raw) if raw.strip() else {}
-            except json.JSONDecodeError as e:
-                print("  (not JSON:", e, ")")
-                continue
-            [out], *_ = ep.step(AgentAction(tool_calls=(ToolCallRequest(name, arguments, "play"),)))
-            print(("ERROR: " if out.error else "") + out.text)
-        elif line:
-            observation, *_ = ep.step(AgentAction(line))
-            if observation:
-                print(f"CUSTOMER [{ep.user_messages[-1].act.value}]:", observation[0].text)
-    print("\n" + ep.result().explanation())
+    play(lambda: make_episode(args.env, args.difficulty, args.seed, args.index, context=_context(args),
+                              strict=args.strict))
 
 
 def cmd_build_index(args: argparse.Namespace) -> None:
@@ -191,9 +169,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--catalog-size", type=int, default=None)
     p.add_argument("--embedder", default="wordllama")
     p.set_defaults(fn=cmd_sweep)
-    p = sub.add_parser("play", help="play the agent yourself")
+    p = sub.add_parser("play", help="play the agent yourself (/help inside explains how)")
     _common(p)
     p.add_argument("--index", type=_non_negative, default=0)
+    p.add_argument("--strict", action="store_true",
+                   help="the published rule: a tool call with bad arguments ends the game with -1 "
+                        "(default: the error comes back and the game goes on)")
     p.set_defaults(fn=cmd_play)
     p = sub.add_parser("build-index", help="build and cache the search index")
     p.add_argument("--catalog", default="synthetic")
