@@ -2,12 +2,15 @@
 
     ecom-bench show cart -d 6 --index 2 [--hidden]   print a generated task
     ecom-bench run cart -d 6 -n 50 --policy oracle   score a scripted agent (no Inspect)
-    ecom-bench sweep C8 -d 0 6 12 -n 30              success table: env x policy x difficulty
+    ecom-bench core-sweep C8 -d 0 6 12 -n 30         success table of the scripted agents (no Inspect)
+    ecom-bench sweep --model M [--model M2] ...      models x envs x difficulties as an Inspect eval set
+    ecom-bench leaderboard logs/sweep                table, CSV, plots and d50 from the logs
     ecom-bench play cart -d 3 [--strict]             be the agent yourself (/help inside)
     ecom-bench build-index                           pre-build the search index cache
     ecom-bench serve --envs C8 -d adaptive           the OpenEnv server (extra `train`)
 
-Evaluation of real models goes through Inspect: `inspect eval ecom_bench/cart ...`.
+Evaluation of real models goes through Inspect: `inspect eval ecom_bench/cart ...` for one run,
+`ecom-bench sweep` for a leaderboard grid.
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ from collections.abc import Callable
 from ecom_bench.agents import get_policy
 from ecom_bench.difficulty import Difficulty, validate_level
 from ecom_bench.envs import ENVIRONMENTS, resolve_envs
-from ecom_bench.envs.context import CatalogSpec, load_context
+from ecom_bench.envs.context import DEFAULT_CATALOG_SIZE, CatalogSpec, load_context
 from ecom_bench.play import play
 from ecom_bench.runner import make_episode, run_policy
 
@@ -95,7 +98,7 @@ def cmd_run(args: argparse.Namespace) -> None:
           + "  ".join(f"{k} {v:+.3f}" for k, v in means.items()) + f"  ({elapsed:.2f}s)")
 
 
-def cmd_sweep(args: argparse.Namespace) -> None:
+def cmd_core_sweep(args: argparse.Namespace) -> None:
     """Mean success of each scripted policy per env and difficulty (the same episodes Inspect runs)."""
     envs = resolve_envs(args.envs)
     for env in envs:  # bad envs and policies fail before the (slow) catalogue and the first cell
@@ -113,6 +116,37 @@ def cmd_sweep(args: argparse.Namespace) -> None:
                         for i in range(args.samples)]
                 cells.append(f"{sum(wins) / len(wins):>7.3f}")
             print(f"{env:<13} {name:<10} " + " ".join(cells), flush=True)
+
+
+def cmd_sweep(args: argparse.Namespace) -> int:
+    from ecom_bench.leaderboard import make_grid, run_sweep
+
+    grid = make_grid(args.model, args.envs, args.difficulties, args.samples, args.epochs, args.seed, args.catalog,
+                     args.catalog_size)
+    print(f"sweep: {len(grid.models)} model(s) x {len(grid.envs)} env(s) x d {list(grid.difficulties)} = "
+          f"{grid.tasks} tasks of {grid.samples} samples x {grid.epochs} epoch(s); logs in {args.log_dir} "
+          "(a rerun completes only what is missing)", file=sys.stderr, flush=True)
+    done, logs = run_sweep(grid, args.log_dir, max_tasks=args.max_tasks, display=args.display)
+    failed = [log for log in logs if log.status != "success"]
+    if not done or failed:
+        print(f"ecom-bench: {len(failed)} of {len(logs)} tasks did not finish; rerun the same command to retry "
+              "them", file=sys.stderr)
+        return 1
+    print(f"all {len(logs)} tasks complete: ecom-bench leaderboard {args.log_dir}", file=sys.stderr)
+    return 0
+
+
+def cmd_leaderboard(args: argparse.Namespace) -> None:
+    from ecom_bench.leaderboard import build_leaderboard
+
+    files = build_leaderboard(args.log_dir, args.out, resamples=args.bootstrap, plots=not args.no_plots)
+    print(files.markdown)
+    ep = files.episodes
+    dropped = [f"{ep.errored} errored samples left out"] if ep.errored else []
+    dropped += [f"{ep.superseded} epochs replaced by newer logs"] if ep.superseded else []
+    print(f"\n{len(ep.table)} episodes from {ep.logs} logs" + (f" ({'; '.join(dropped)})" if dropped else ""))
+    for path in (files.table_csv, files.by_difficulty_csv, *files.plots):
+        print(f"wrote {path}")
 
 
 def cmd_play(args: argparse.Namespace) -> None:
@@ -159,7 +193,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("-n", "--samples", type=_count, default=20)
     p.add_argument("-v", "--verbose", action="store_true")
     p.set_defaults(fn=cmd_run)
-    p = sub.add_parser("sweep", help="success table of scripted policies over envs and difficulties")
+    p = sub.add_parser("core-sweep", help="success table of the scripted agents over envs and difficulties")
     p.add_argument("envs", nargs="?", default="C8", help="a collection (C1, C2, C4, C8) or a comma list of envs")
     p.add_argument("-d", "--difficulties", type=_level, nargs="+", default=[0, 6, 12])
     p.add_argument("--policies", nargs="+", default=["oracle", "heuristic", "random"])
@@ -168,7 +202,28 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--catalog", default="synthetic")
     p.add_argument("--catalog-size", type=int, default=None)
     p.add_argument("--embedder", default="wordllama")
+    p.set_defaults(fn=cmd_core_sweep)
+    p = sub.add_parser("sweep", help="run models over envs x difficulties as a resumable Inspect eval set")
+    p.add_argument("--model", action="append", required=True,
+                   help="an Inspect model (repeat for several): ecom/oracle, openai/gpt-4o-mini, ...")
+    p.add_argument("--envs", default="C8", help="a collection (C1, C2, C4, C8) or a comma list of envs")
+    p.add_argument("--difficulties", default="0:12:3", help="start:stop:step (stop included) or a comma list")
+    p.add_argument("--samples", type=_count, default=20, help="episodes per env and difficulty")
+    p.add_argument("--epochs", type=_count, default=1, help="trials per episode (pass^k and pass@k need >= 2)")
+    p.add_argument("--log-dir", required=True, help="the eval set's directory (rerun to complete it)")
+    p.add_argument("--seed", type=_non_negative, default=0)
+    p.add_argument("--max-tasks", type=_count, default=None, help="tasks run in parallel (Inspect's default)")
+    p.add_argument("--display", default=None, choices=["full", "conversation", "rich", "plain", "log", "none"],
+                   help="Inspect's progress display")
+    p.add_argument("--catalog", default="synthetic")
+    p.add_argument("--catalog-size", type=_count, default=DEFAULT_CATALOG_SIZE)
     p.set_defaults(fn=cmd_sweep)
+    p = sub.add_parser("leaderboard", help="table, CSV, plots and d50 from the logs of a sweep (or any evals)")
+    p.add_argument("log_dir", help="a directory of ecom_bench Inspect logs")
+    p.add_argument("--out", default=None, help="where to write the CSVs and PNGs (default LOG_DIR/leaderboard)")
+    p.add_argument("--bootstrap", type=_count, default=1000, help="resamples for the d50 intervals")
+    p.add_argument("--no-plots", action="store_true")
+    p.set_defaults(fn=cmd_leaderboard)
     p = sub.add_parser("play", help="play the agent yourself (/help inside explains how)")
     _common(p)
     p.add_argument("--index", type=_non_negative, default=0)
@@ -196,11 +251,10 @@ def main(argv: list[str] | None = None) -> int:
     p.set_defaults(fn=cmd_serve)
     args = parser.parse_args(argv)
     try:
-        args.fn(args)
+        return args.fn(args) or 0  # a command returns an exit code only when it has one to give
     except (ValueError, OSError, ImportError) as e:  # bad values, missing files/models, missing extras
         print(f"ecom-bench: error: {e}", file=sys.stderr)
         return 2
-    return 0
 
 
 if __name__ == "__main__":

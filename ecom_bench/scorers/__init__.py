@@ -6,11 +6,12 @@ from ecom_bench.scorers.reward_scorers import (
     hallucination_score,
     pass_k,
     pass_k_estimates,
+    pass_k_of_sample,
     reward_scorers,
     success_score,
     task_score,
     total_score,
 )
 
-__all__ = ["SCORE_PARTS", "efficiency_score", "hallucination_score", "pass_k", "pass_k_estimates",
+__all__ = ["SCORE_PARTS", "efficiency_score", "hallucination_score", "pass_k", "pass_k_estimates", "pass_k_of_sample",
            "reward_scorers", "success_score", "task_score", "total_score"]

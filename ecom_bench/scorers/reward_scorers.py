@@ -51,22 +51,26 @@ def env_mean() -> Metric:
     return compute
 
 
-def pass_k_estimates(trials: dict[object, list[float]]) -> tuple[int, float, float] | None:
-    """(k, pass^k, pass@k) over samples with n_i >= k trials each, k = the fewest trials.
+def pass_k_of_sample(values: list[float], k: int) -> tuple[float, float]:
+    """(pass^k, pass@k) of one sample with c successes in n >= k trials.
 
-    Per sample with c successes in n trials: pass^k = C(c,k)/C(n,k) (tau-bench), pass@k =
-    1 - C(n-c,k)/C(n,k) (Chen et al. 2021); both averaged over samples. With one trial
-    both equal the mean success (tau-bench's pass^1). None without trials.
+    pass^k = C(c,k)/C(n,k): k trials drawn without replacement all succeed (tau-bench);
+    pass@k = 1 - C(n-c,k)/C(n,k): at least one does (Chen et al. 2021).
+    """
+    n, c = len(values), sum(1 for v in values if v >= 1.0)
+    return math.comb(c, k) / math.comb(n, k), 1.0 - math.comb(n - c, k) / math.comb(n, k)
+
+
+def pass_k_estimates(trials: dict[object, list[float]]) -> tuple[int, float, float] | None:
+    """(k, pass^k, pass@k) averaged over samples, k = the fewest trials any sample has.
+
+    With one trial both equal the mean success (tau-bench's pass^1). None without trials.
     """
     if not trials:
         return None
     k = min(len(v) for v in trials.values())
-    hat, at = [], []
-    for values in trials.values():
-        n, c = len(values), sum(1 for v in values if v >= 1.0)
-        hat.append(math.comb(c, k) / math.comb(n, k))
-        at.append(1.0 - math.comb(n - c, k) / math.comb(n, k))
-    return k, sum(hat) / len(hat), sum(at) / len(at)
+    per_sample = [pass_k_of_sample(v, k) for v in trials.values()]
+    return k, sum(h for h, _ in per_sample) / len(per_sample), sum(a for _, a in per_sample) / len(per_sample)
 
 
 @metric(scores="unreduced")

@@ -1,0 +1,126 @@
+"""Leaderboards: the sweep as a resumable Inspect eval set, the table, CSVs, plots and d50."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from inspect_ai.analysis import samples_df
+
+from conftest import TEST_CATALOG_SIZE
+from ecom_bench.cli import main
+from ecom_bench.leaderboard import FrontierRange, estimate_frontier, parse_difficulties, read_episodes
+from ecom_bench.scorers import SCORE_PARTS
+
+
+@pytest.mark.parametrize("text,levels", [("0:12:3", [0, 3, 6, 9, 12]), ("0:12:6", [0, 6, 12]), ("2:4", [2, 3, 4]),
+                                         ("0,6,12", [0, 6, 12]), ("7", [7]), ("0:10:4", [0, 4, 8])])
+def test_difficulty_grids(text, levels):
+    assert parse_difficulties(text) == levels
+
+
+@pytest.mark.parametrize("text", ["", "a:b", "12:0:3", "0:12:0", "0:1:2:3", "-3", "0,0", "1.5"])
+def test_bad_difficulty_grids_are_refused(text):
+    with pytest.raises(ValueError, match="difficult"):
+        parse_difficulties(text)
+
+
+def _binary_outcomes(rates: dict[int, float], per_level: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    d, wins = [], []
+    for level, rate in rates.items():
+        successes = round(rate * per_level)
+        d += [level] * per_level
+        wins += [1.0] * successes + [0.0] * (per_level - successes)
+    return np.array(d), np.array(wins), np.ones(len(d))
+
+
+def test_frontier_is_beyond_below_or_inside_the_tested_range():
+    beyond = estimate_frontier(*_binary_outcomes({0: 1.0, 6: 0.95, 12: 0.8}, 20))
+    assert beyond.range is FrontierRange.BEYOND and beyond.label().startswith("> 12")
+    below = estimate_frontier(*_binary_outcomes({0: 0.3, 6: 0.05, 12: 0.0}, 20))
+    assert below.range is FrontierRange.BELOW and below.label().startswith("< 0")
+    # success falling from 0.9 to 0.1 across 0..12 on a logistic with d50 = 6
+    rates = {d: 1 / (1 + np.exp((d - 6) / 1.5)) for d in (0, 3, 6, 9, 12)}
+    inside = estimate_frontier(*_binary_outcomes(rates, 40), resamples=300)
+    assert inside.range is FrontierRange.WITHIN
+    assert inside.d50 == pytest.approx(6.0, abs=0.6)
+    assert inside.low < 6.0 < inside.high and inside.high - inside.low < 4
+    # the interval narrows with more data
+    wider = estimate_frontier(*_binary_outcomes(rates, 10), resamples=300)
+    assert wider.high - wider.low > inside.high - inside.low
+
+
+def test_frontier_survives_perfect_separation():
+    """All successes up to d=6, none from d=9: the crossing lies between, not at infinity."""
+    f = estimate_frontier(*_binary_outcomes({0: 1.0, 3: 1.0, 6: 1.0, 9: 0.0, 12: 0.0}, 10), resamples=200)
+    assert f.range is FrontierRange.WITHIN and 6.0 < f.d50 < 9.0
+
+
+def test_sweep_resumes_and_leaderboard_reports(tmp_path, capsys):
+    logs = tmp_path / "sweep"
+    argv = ["sweep", "--model", "ecom/oracle", "--model", "ecom/random", "--envs", "cart,policy",
+            "--difficulties", "0:12:12", "--samples", "3", "--epochs", "2", "--log-dir", str(logs),
+            "--catalog-size", str(TEST_CATALOG_SIZE), "--display", "none"]
+    assert main(argv) == 0
+    first = {p.name: p.stat().st_mtime_ns for p in logs.glob("*.eval")}
+    assert len(first) == 2 * 2 * 2  # models x envs x difficulties, one log each
+    assert main(argv) == 0  # a rerun of a complete sweep does no new work
+    assert {p.name: p.stat().st_mtime_ns for p in logs.glob("*.eval")} == first
+
+    frame = samples_df(str(logs), quiet=True)
+    assert len(frame) == 8 * 3 * 2
+    for part in SCORE_PARTS:
+        assert pd.api.types.is_float_dtype(frame[f"score_{part}"]), part
+
+    capsys.readouterr()
+    assert main(["leaderboard", str(logs), "--bootstrap", "100"]) == 0
+    out = capsys.readouterr().out
+    assert "| model | env | success | r_total | pass^2 (success) | pass@2 (success) | d50 [95% CI]" in out
+    table = pd.read_csv(logs / "leaderboard" / "leaderboard.csv")
+    oracle = table[(table["model"] == "ecom/oracle") & (table["env"] != "all")]
+    rand = table[(table["model"] == "ecom/random") & (table["env"] != "all")]
+    assert (oracle["d50_range"] == "beyond").all() and (oracle["success"] == 1.0).all()
+    assert (rand["d50_range"] == "below").all()
+    assert set(table["env"]) == {"cart", "policy", "all"} and (table["episodes"] > 0).all()
+    points = pd.read_csv(logs / "leaderboard" / "by_difficulty.csv")
+    assert len(points) == 2 * 2 * 2 and set(points["difficulty"]) == {0, 12}
+    from PIL import Image
+
+    for name in ("success_vs_difficulty.png", "heatmap.png"):
+        with Image.open(logs / "leaderboard" / name) as image:
+            assert image.format == "PNG" and image.size[0] > 300
+    # the written leaderboard folder does not upset a later resume
+    assert main(argv) == 0
+
+
+def test_leaderboard_counts_a_rerun_once(tmp_path):
+    from inspect_ai import eval as inspect_eval
+
+    from ecom_bench.tasks import cart
+
+    for _ in range(2):
+        inspect_eval(cart(samples=2, catalog_size=TEST_CATALOG_SIZE), model="ecom/heuristic", log_dir=str(tmp_path),
+                     display="none")
+    episodes = read_episodes(tmp_path)
+    assert len(episodes.table) == 2 and episodes.superseded == 2 and episodes.logs == 2
+
+
+@pytest.mark.parametrize("argv,message", [
+    (["sweep", "--envs", "cart", "--log-dir", "x"], "the following arguments are required: --model"),
+    (["sweep", "--model", "ecom/oracle", "--log-dir", "x", "--difficulties", "12:0"], "difficulties must be"),
+    (["sweep", "--model", "ecom/oracle", "--model", "ecom/oracle", "--log-dir", "x"], "named twice"),
+    (["sweep", "--model", "ecom/oracle", "--envs", "C9", "--log-dir", "x"], "unknown environment 'C9'"),
+    (["leaderboard", "/nonexistent/logs"], "log directory does not exist"),
+])
+def test_bad_sweep_and_leaderboard_input_is_one_clear_error(argv, message, capsys):
+    try:
+        code = main(argv)
+    except SystemExit as e:  # argparse's own usage errors
+        code = e.code
+    err = capsys.readouterr().err
+    assert code == 2 and message in err and "Traceback" not in err
+
+
+def test_leaderboard_of_a_folder_without_logs(tmp_path, capsys):
+    assert main(["leaderboard", str(tmp_path)]) == 2
+    assert "no ecom_bench samples" in capsys.readouterr().err
