@@ -38,11 +38,11 @@ def hf_tmp(tmp_path, monkeypatch):
 
 @pytest.fixture
 def synth_calls(monkeypatch):
-    """Stub synthesize_variants, recording its arguments (the real one is another module)."""
+    """Stub variants_from_details, recording its arguments (the real one is another module)."""
     calls: list[tuple] = []
 
-    def fake(product_id, category, attributes, price, stock):
-        calls.append((product_id, category, attributes, price, stock))
+    def fake(product_id, category, attributes, price, stock, options):
+        calls.append((product_id, category, attributes, price, stock, options))
         return (Variant(f"{product_id}-v0", product_id, "color", "Black", price, stock),)
 
     monkeypatch.setattr(loaders, "_synth", lambda: fake)
@@ -122,11 +122,12 @@ def test_amazon_like_jsonl_column_mapping(tmp_path, hf_tmp, synth_calls):
     assert a.brand == "VoltEdge" and a.store == "VoltEdge Store"
     assert a.price == 1012.99 and a.rating == 4.6 and a.rating_count == 1234
     assert a.features == ("65W", "foldable plug")
-    assert a.attributes == {"brand": "VoltEdge", "connector_type": "USB-C", "wattage": "65", "weights": "1, 2"}
+    # a listed detail: its first value is the attribute, the list goes to the variants
+    assert a.attributes == {"brand": "VoltEdge", "connector_type": "USB-C", "wattage": "65", "weights": "1"}
     assert a.ship_days == default_ship_days("B0001") and 1 <= a.ship_days <= 7
     assert a.stock == default_stock("B0001") and 5 <= a.stock <= 200
     assert a.variants == (Variant("B0001-v0", "B0001", "color", "Black", 1012.99, a.stock),)
-    assert synth_calls[0] == ("B0001", a.category, a.attributes, 1012.99, a.stock)
+    assert synth_calls[0] == ("B0001", a.category, a.attributes, 1012.99, a.stock, {"weights": ("1", "2")})
     assert b.category == ("Home",) and b.brand == "MugWorld" and b.price == 7.5
     assert b.rating == 0.0 and b.rating_count == 0 and b.features == () and b.attributes == {}
 
@@ -285,3 +286,23 @@ def test_synthetic_catalogue_round_trip(tmp_path, hf_tmp):
     cat = synthetic.generate_synthetic_catalog(n_products=300, seed=3)
     back = load_catalog(save_catalog(cat, tmp_path / "syn.parquet"), cache_dir=hf_tmp)
     assert back.products == cat.products and back.fingerprint == cat.fingerprint
+
+
+def test_listed_details_become_the_variants_and_stated_ones_stay_fixed(tmp_path, hf_tmp):
+    """A listed detail gives one variant per value; a stated one is never contradicted (issue 12)."""
+    rows = [{"parent_asin": "M1", "title": "Wireless Mouse, Black", "price": 15.0, "stock": 30,
+             "categories": ["Electronics", "Mice"], "details": json.dumps({"Color": "Black"})},
+            {"parent_asin": "D1", "title": "Wrap Dress", "price": 30.0, "stock": 7,
+             "categories": ["Clothing", "Dresses"],
+             "details": json.dumps({"Color": "Navy", "Size": ["S", "M", "L", "M"]})},
+            {"parent_asin": "K1", "title": "Paring Knife", "price": 9.0, "categories": ["Kitchen", "Knives"],
+             "details": json.dumps({"Blade Length": "3.5 Inches"})}]
+    path = tmp_path / "cat.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    cat = load_catalog(path)
+    assert cat.get("M1").variants == (Variant("M1-v1", "M1", "color", "Black", 15.0, 30),)
+    dress = cat.get("D1")
+    assert dress.attributes == {"color": "Navy", "size": "S"}
+    assert [(v.attribute, v.value, v.price, v.stock) for v in dress.variants] == [
+        ("size", "S", 30.0, 3), ("size", "M", 30.0, 2), ("size", "L", 30.0, 2)]
+    assert [(v.attribute, v.value) for v in cat.get("K1").variants] == [("option", "Standard")]

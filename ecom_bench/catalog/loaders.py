@@ -35,7 +35,7 @@ features       features, feature, bullet_points (list or str)                ()
 attributes     attributes, details, specs, specifications (dict/JSON str)    {}
 ship_days      ship_days, shipping_days, delivery_days                       1-7, hashed from the id
 stock          stock, quantity, inventory, stock_quantity                    5-200, hashed from the id
-variants       variants (list of dicts or JSON string)                       `synthesize_variants(...)`
+variants       variants (list of dicts or JSON string)                       `variants_from_details(...)`
 =============  ===========================================================  ==============================
 
 Category values may be a list, a list of lists (Amazon 2014: the first non-empty
@@ -43,7 +43,11 @@ path), an ``"A > B"`` string (also ``|`` or ``/`` separated; or a JSON list stri
 ``categories`` (the path) wins over ``main_category`` (a store-front label such as
 "All Electronics"), which is used only when no path is given. Attribute keys of
 non-native schemas are normalised to snake_case (``"Connector Type"`` →
-``connector_type``), values to strings. Duplicate ids keep the first row.
+``connector_type``), values to strings; a detail given as a list (``"Size": ["S", "M"]``)
+lists the values the product is offered in: its first value is the attribute, and the
+product's variants are those values (`variants_from_details`; a product whose details list
+nothing has one variant, its own stated value, never an invented one). Duplicate ids keep
+the first row. docs/catalogue.md has this table for users.
 """
 
 from __future__ import annotations
@@ -238,7 +242,18 @@ def _attr_value(v: Any) -> str:
     return str(v).strip()
 
 
-def _attributes(v: Any, *, normalise_keys: bool) -> dict[str, str]:
+def _options(val: Any) -> tuple[str, ...]:
+    """The distinct values of a listed detail (["S", "M", "L"]); () unless it lists two or more."""
+    if not isinstance(val, (list, tuple)) or any(isinstance(x, (dict, list, tuple)) for x in val):
+        return ()
+    out = tuple(dict.fromkeys(s for s in (_attr_value(x) for x in val if not _is_missing(x)) if s))
+    return out if len(out) >= 2 else ()
+
+
+def _attributes(v: Any, *, normalise_keys: bool,
+                options: dict[str, tuple[str, ...]] | None = None) -> dict[str, str]:
+    """The details as {key: value}. With `options`, a detail listing several values (a JSON
+    list: "Size": ["S", "M", "L"]) is recorded there, and its first value is the attribute."""
     v = _maybe_json(v)
     if _is_missing(v) or not isinstance(v, Mapping):
         if isinstance(v, list):  # [{"name": .., "value": ..}] or [(k, v)]
@@ -256,9 +271,12 @@ def _attributes(v: Any, *, normalise_keys: bool) -> dict[str, str]:
         if _is_missing(val):
             continue
         key = _snake(k) if normalise_keys else str(k)
-        sval = _attr_value(val)
+        listed = _options(val) if options is not None else ()
+        sval = listed[0] if listed else _attr_value(val)
         if key and sval and key not in attrs:
             attrs[key] = sval
+            if listed and options is not None:
+                options[key] = listed
     return attrs
 
 
@@ -295,9 +313,9 @@ def _pick(columns: Sequence[str], field: str) -> str | None:
 
 
 def _synth() -> Callable[..., tuple[Variant, ...]]:
-    from ecom_bench.catalog.variants import synthesize_variants
+    from ecom_bench.catalog.variants import variants_from_details
 
-    return synthesize_variants
+    return variants_from_details
 
 
 class _Mapper:
@@ -353,7 +371,8 @@ class _Mapper:
             pid = "" if _is_missing(ids[r]) else str(ids[r]).strip()
             pid = pid or f"row-{row0 + r}"
             category = _category(cats[r]) or _category(mains[r]) or _UNCATEGORIZED
-            attributes = _attributes(attrs[r], normalise_keys=True)
+            options: dict[str, tuple[str, ...]] = {}
+            attributes = _attributes(attrs[r], normalise_keys=True, options=options)
             brand = _text(brands[r]) or attributes.get("brand", "") or _text(stores[r])
             store = _text(stores[r])
             stock = _to_int(stocks[r], -1)
@@ -364,7 +383,7 @@ class _Mapper:
             if not vs:
                 if self._synthesize is None:
                     self._synthesize = _synth()
-                vs = tuple(self._synthesize(pid, category, attributes, price, stock))
+                vs = tuple(self._synthesize(pid, category, attributes, price, stock, options))
             yield Product(
                 id=pid,
                 title=title,

@@ -9,6 +9,9 @@ Everything is a pure function of (product_id, category, attributes, price, stock
 the randomness comes from sha256(product_id), never Python's per-process hash(), so
 a product's variants are identical in every process and for every loader.
 
+That is for the synthetic catalogue. A loaded record gets `variants_from_details`
+instead: only the values its own details list, never a value they contradict.
+
 Distractors come from, in order: the leaf's own pool (synthetic taxonomy paths); the
 generic pool of the attribute when it holds the value ("Red", "usb-c"); the first
 taxonomy pool that holds the value (so "US 9" gets other shoe sizes, "Queen" other bed
@@ -21,6 +24,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Mapping, Sequence
 from functools import lru_cache
 
 from ecom_bench.catalog.models import Variant
@@ -454,3 +458,59 @@ def _stocks(stock: int, own_index: int, digest: bytes) -> list[int]:
     shares = [1 + rest * w // total for w in weights]
     shares[own_index] += stock - sum(shares)
     return shares
+
+
+#: Most variants made from one listed detail (a long size run keeps its first values).
+MAX_LISTED_VARIANTS = 12
+
+
+def variants_from_details(
+    product_id: str,
+    category: tuple[str, ...],
+    attributes: dict[str, str],
+    price: float,
+    stock: int,
+    options: Mapping[str, Sequence[str]] | None = None,
+) -> tuple[Variant, ...]:
+    """The variants of a loaded (real-catalogue) product: only what its data says.
+
+    `synthesize_variants` draws distractor values, which is right for the synthetic
+    catalogue (its titles leave the variant attribute out) but not for a real record:
+    a mouse whose details say "Color: Black" must not be offered in White, nor a
+    stainless steel pan in Wood. So here
+
+    * an attribute the details list several values for (`options`: "Size": ["S", "M",
+      "L"]) gives one variant per listed value, along the first such attribute in the
+      category's priority order (same order as `variant_attribute`); each has the
+      product's price, and the stock is split between them;
+    * otherwise the product has one variant: its own stated value of its natural
+      attribute ("color: Black"), or "option: Standard" when it states none.
+
+    Deterministic and pure, like `synthesize_variants`: ids are f"{product_id}-v1", ...
+    """
+    price = round(float(price), 2)
+    stock = max(0, int(stock))
+    listed = {k: tuple(dict.fromkeys(str(v).strip() for v in vs if str(v).strip()))
+              for k, vs in (options or {}).items()}
+    listed = {k: vs for k, vs in listed.items() if len(vs) >= 2}
+    if listed:
+        top = canonical_top_category(tuple(category))
+        order = (*VARIANT_ATTRIBUTE_PRIORITY.get(top or "", ()), *DEFAULT_PRIORITY, *listed)
+        attr = next(a for a in order if a in listed)
+        values = listed[attr][:MAX_LISTED_VARIANTS]
+        stocks = _even_split(stock, len(values))
+        return tuple(Variant(f"{product_id}-v{j + 1}", product_id, attr, value, price, stocks[j])
+                     for j, value in enumerate(values))
+    attr = variant_attribute(tuple(category), attributes or {})
+    if attr is None:
+        return (Variant(f"{product_id}-v1", product_id, FALLBACK_ATTRIBUTE, FALLBACK_VALUE, price, stock),)
+    return (Variant(f"{product_id}-v1", product_id, attr, attributes[attr].strip(), price, stock),)
+
+
+def _even_split(stock: int, n: int) -> list[int]:
+    """`stock` over n variants, the first ones taking the remainder; each gets 1 when 0 < stock < n."""
+    if stock <= 0:
+        return [0] * n
+    if stock < n:
+        return [1] * n
+    return [stock // n + (1 if j < stock % n else 0) for j in range(n)]

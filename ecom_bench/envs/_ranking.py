@@ -50,7 +50,8 @@ from ecom_bench._seeding import derive_seed
 from ecom_bench.conversation import EpisodeStatus
 from ecom_bench.agents.base import AgentAction, Message, ToolCallRequest, tool_results
 from ecom_bench.catalog import Catalog, Product
-from ecom_bench.catalog.taxonomy import LEAF_BY_PATH, attribute_label
+from ecom_bench.catalog.naming import counted, product_noun
+from ecom_bench.catalog.taxonomy import attribute_label
 from ecom_bench.difficulty import Difficulty
 from ecom_bench.users.persona import PERSONA_DIMENSIONS, sample_persona
 from ecom_bench.world import World
@@ -72,9 +73,8 @@ def _fold(text: Any) -> str:
 
 
 def category_noun(product: Product) -> str:
-    """What a shopper calls the product's kind ("wall charger"); the leaf name off-taxonomy."""
-    leaf = LEAF_BY_PATH.get(tuple(product.category))
-    return (leaf.noun if leaf else product.leaf_category).lower()
+    """What a shopper searches for the product's kind: "wall charger", "mouse" (category "Mice")."""
+    return product_noun(product).one.lower()
 
 
 def offered_values(product: Product, attribute: str) -> frozenset[str]:
@@ -132,7 +132,7 @@ class Constraint:
         if self.kind == "rating":
             return f"rating >= {self.value:g}"
         if self.kind == "ship":
-            return f"ships within {self.value} days"
+            return f"ships within {counted(self.value, 'day')}"
         if self.kind in ("category", "brand"):
             return f"{self.kind} {self.value}"
         return f"{self.label} = {self.value}"
@@ -142,9 +142,9 @@ class Constraint:
         if self.kind == "price":
             return f"${p.price:g}"
         if self.kind == "rating":
-            return f"{p.rating:g} stars"
+            return counted(p.rating, "star")
         if self.kind == "ship":
-            return f"{p.ship_days} days"
+            return counted(p.ship_days, "day")
         if self.kind == "category":
             return p.leaf_category
         if self.kind == "brand":
@@ -518,9 +518,11 @@ class RecommendOracle:
 
 
 def requested_k(text: str, default: int = 3) -> int:
-    """The list size the customer asked for ("your top 4 picks")."""
-    m = re.search(r"\btop (\d{1,2})\b", text.lower())
-    return int(m.group(1)) if m else default
+    """The list size the customer asked for ("your top 4 picks"; "your top pick" is 1)."""
+    m = re.search(r"\btop (?:(\d{1,2})\b|(pick|option)\b)", text.lower())
+    if m is None:
+        return default
+    return int(m.group(1)) if m.group(1) else 1
 
 
 class RecommendRandom:

@@ -32,6 +32,7 @@ import random
 from typing import ClassVar
 
 from ecom_bench.catalog import Product
+from ecom_bench.catalog.naming import indefinite
 from ecom_bench.difficulty import Difficulty
 from ecom_bench.envs.cart.goal import CartGoal, CartTarget
 from ecom_bench.users import UserAct, UserMessage, render
@@ -137,14 +138,15 @@ class CartUser(Customer):
         elif t.quantity > 1:
             head = rng.choice(("{qty} x {name}", "{qty} of the {name}", "{qty} units of the {name}"))
         else:
-            head = rng.choice(("the {name}", "one {name}", "a {name}"))
+            head = rng.choice(("the {name}", "one {name}", "{a_name}"))
         tail = ""
         if t.variant_required and var_told:
             tail = rng.choice((" in {value}", " ({label}: {value})", ", the {value} one"))
         elif t.variant_required:
             tail = rng.choice((" (I need a specific {label})", ", in a particular {label}",
                                " - the right {label} matters"))
-        return render(head + tail, name=t.short_name, qty=t.quantity, value=t.variant_value,
+        return render(head + tail, name=t.short_name, a_name=indefinite(t.short_name), qty=t.quantity,
+                      value=t.variant_value,
                       label=attribute_label(t.variant_attribute))
 
     # ---------------------------------------------------------- questions

@@ -24,7 +24,7 @@ from ecom_bench.envs._ranking import RecommendOracle, RecommendRandom, requested
 
 _PRICE = re.compile(r"\$(\d+(?:\.\d+)?)")
 _STARS = re.compile(r"(\d(?:\.\d)?)\+? stars")
-_DAYS = re.compile(r"(\d+) days")
+_DAYS = re.compile(r"(\d+) days?\b")
 _ATTR = re.compile(r"\bthe ([a-z][a-z ]*?) (?:must|has to) be ([^,]+?)(?:,[^.]*)?(?:\.(?:\s|$)|$)", re.I)
 _NAME = r"[A-Z][\w'\-]*(?: (?:&|[A-Z][\w'\-]*))*"
 #: "from Anker", "the Anker brand" (the last word may carry a typo: "brnad").

@@ -26,9 +26,9 @@ import random
 import re
 
 from ecom_bench.catalog import Catalog, Product
-from ecom_bench.catalog.naming import short_name
+from ecom_bench.catalog.naming import Noun, counted, product_noun, short_name
 from ecom_bench.difficulty import Difficulty
-from ecom_bench.envs._ranking import Constraint, RankingGoal, category_noun
+from ecom_bench.envs._ranking import Constraint, RankingGoal
 from ecom_bench.users import UserAct, UserMessage, render
 from ecom_bench.users.base import Disclosure
 from ecom_bench.users.customer import Customer
@@ -65,10 +65,14 @@ QUITS = ("This is taking too long, I'll look elsewhere. Bye.", "Sorry, I have to
 SENTENCES: dict[str, tuple[str, ...]] = {
     "price": ("My budget is ${value}.", "It should cost under ${value}.", "I don't want to spend more than ${value}."),
     "brand": ("It should be from {value}.", "I'd like the {value} brand."),
-    "rating": ("It should be rated at least {value} stars.", "I only buy things with {value}+ stars."),
-    "ship": ("It needs to ship within {value} days.", "I need it delivered in {value} days or less."),
+    "rating": ("It should be rated at least {stars}.", "I only buy things with {value}+ stars."),
+    "ship": ("It needs to ship within {days}.", "I need it delivered in {days} or less."),
     "attribute": ("The {label} must be {value}.", "The {label} must be {value}, please."),
 }
+#: Asking for the list: [k > 1, k == 1] (never "top 1 picks"; `requested_k` reads both).
+ASK_LIST = (("Please recommend your top {k} picks.", "Send me your top {k} options."),
+            ("Please recommend your top pick.", "Send me your top option."))
+GO_AHEAD = ("Please go ahead and recommend your top {k} picks.", "Please go ahead and recommend your top pick.")
 MORE_TO_SAY = ("There's something else that matters to me too, if you want to know.",
                "That's not all, by the way; there's more if you need it.")
 #: What is wrong with a proposal, by kind. Never a value: a stated one is in the request
@@ -78,7 +82,7 @@ COMPLAINTS: dict[str, str] = {
     "price": "The {name} is over my budget.",
     "rating": "The {name} isn't rated highly enough for me.",
     "ship": "The {name} would take too long to get here.",
-    "category": "The {name} isn't a {value}.",
+    "category": "The {name} isn't {value}.",
     "brand": "The {name} isn't the brand I want.",
     "attribute": "The {name} isn't available with the {label} I need.",
 }
@@ -127,8 +131,7 @@ class ConstraintUser(Customer):
         parts = [rng.choice(GREETINGS), self._intro(rng)]
         parts += [self.sentence(c, rng) for c in self.stated_constraints()
                   if c.kind != "category" and self.told(c.slot)]
-        parts.append(render(rng.choice(("Please recommend your top {k} picks.", "Send me your top {k} options.")),
-                            k=self.goal.k))
+        parts.append(render(rng.choice(ASK_LIST[self.goal.k == 1]), k=self.goal.k))
         parts.append(rng.choice(CLOSINGS))
         parts.append(self.missing_signal(self.rng("signal")))
         return self.say(" ".join(p for p in parts if p), UserAct.OPENING, rng)
@@ -153,12 +156,13 @@ class ConstraintUser(Customer):
         if asking:
             return self.say(rng.choice(("No, that's everything I need.", "Nothing else, that's all.")),
                             UserAct.CONTINUE, rng)
-        return self.say(render("Please go ahead and recommend your top {k} picks.", k=self.goal.k),
-                        UserAct.CONTINUE, rng)
+        return self.say(render(GO_AHEAD[self.goal.k == 1], k=self.goal.k), UserAct.CONTINUE, rng)
 
     # ----------------------------------------------------------- phrasing
     def sentence(self, c: Constraint, rng: random.Random) -> str:
-        return render(rng.choice(SENTENCES[c.kind]), value=fmt(c.value), label=c.label)
+        days = counted(c.value, "day") if c.kind == "ship" else ""
+        stars = counted(c.value, "star") if c.kind == "rating" else ""
+        return render(rng.choice(SENTENCES[c.kind]), value=fmt(c.value), label=c.label, days=days, stars=stars)
 
     # ---------------------------------------------------------- questions
     def _cues(self, c: Constraint) -> tuple[str, ...]:
@@ -216,23 +220,24 @@ class ConstraintUser(Customer):
         c = next((c for c in self.goal.requirements if c.satisfaction(p) < 1.0), None)
         if c is None:
             return ""
-        text = render(COMPLAINTS[c.kind], name=name, value=self._category_word(), label=c.label)
+        text = render(COMPLAINTS[c.kind], name=name, value=self._noun().a(), label=c.label)
         if c.kind != "category" and self.told(c.slot):
             text += " " + AS_I_SAID[len(name) % len(AS_I_SAID)]
         return text
 
-    def _category_word(self) -> str:
+    def _noun(self) -> Noun:
         target = self.catalog.get(self.goal.reference_id)
         assert target is not None
-        return category_noun(target)
+        return product_noun(target)
 
 
 class DiscoveryUser(ConstraintUser):
-    """E_PD: "I'm looking for a {noun}." plus the constraints."""
+    """E_PD: "I'm looking for a mouse." plus the constraints."""
 
     def _intro(self, rng: random.Random) -> str:
-        return render(rng.choice(("I'm looking for a {noun}.", "I need a new {noun}.",
-                                  "Can you help me find a {noun}?")), noun=self._category_word())
+        noun = self._noun()
+        return render(rng.choice(("I'm looking for {a_noun}.", "I need {a_new_noun}.", "Can you help me find {a_noun}?")),
+                      a_noun=noun.a(), a_new_noun=noun.a("new"))
 
     def _protected(self) -> set[str]:
-        return {self._category_word()}
+        return {self._noun().one}

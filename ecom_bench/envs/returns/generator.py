@@ -17,7 +17,7 @@ import random
 
 from ecom_bench._seeding import derive_seed, seeded_rng
 from ecom_bench.catalog import Catalog, Product
-from ecom_bench.catalog.naming import short_name
+from ecom_bench.catalog.naming import product_noun, short_name
 from ecom_bench.difficulty import Difficulty
 from ecom_bench.envs.base import SubTask
 from ecom_bench.envs.returns.goal import ReplacementWish, ReturnsGoal
@@ -41,7 +41,6 @@ from ecom_bench.world.orders import (
     ReturnReason,
     build_order_history,
     check_eligibility,
-    product_noun,
     return_window_days,
 )
 
@@ -152,7 +151,8 @@ def build_returns(world: World, seed: int, difficulty: Difficulty, intent: int =
     assert eligibility.eligible == (edge in ELIGIBLE_EDGES), (edge, eligibility.reason)
 
     ref = choose_reference(world, target, line, rng.random() < p_indirect(difficulty), rng)
-    noun = product_noun(product)
+    kind_noun = product_noun(product)
+    noun = kind_noun.one
     date_style = rng.choice(DATE_STYLES)
     reference_text = phrase_reference(ref, noun, world.now, date_style)
     alternates = alternate_phrases(world, target, line, ref, noun, date_style, rng)
@@ -174,7 +174,8 @@ def build_returns(world: World, seed: int, difficulty: Difficulty, intent: int =
             continue
         disclosure.add(slot, rng.random() >= difficulty.p_missing)
     script = UserScript.draw(goal, noun, f"the {short_name(product)}" if rng.random() < 0.5 else f"the {noun}",
-                             variant.attribute if variant else None, window, rng)
+                             variant.attribute if variant else None, window, rng,
+                             a_replacement=kind_noun.a("replacement"))
     user = ReturnsUser(goal, script, difficulty, derive_seed("returns-user", seed, difficulty.level), disclosure,
                        intent, alternates)
     return SubTask(env="returns", goal=goal, user=user, intent=intent)

@@ -44,7 +44,8 @@ REASON_RULES = (("changed_mind", ("changed my mind", "don't need", "no longer ne
 METHOD_RULES = (("pickup", ("pick it up", "picked up", "pickup", "courier")),
                 ("drop_off", ("drop-off", "drop it off")),
                 ("mail", ("mail",)))
-_WISH = re.compile(r"recommend a replacement (.+?)\?", re.I)
+#: "a replacement mouse", "a replacement pair of jeans", "some replacement gel pens".
+_WISH = re.compile(r"recommend (?:an?|some) replacement (.+?)\?", re.I)
 
 
 def _first_rule(text_l: str, rules: tuple[tuple[str, tuple[str, ...]], ...]) -> str | None:

@@ -89,15 +89,17 @@ class UserScript:
 
     @classmethod
     def draw(cls, goal: ReturnsGoal, noun: str, item: str, attribute: str | None, window: int | None,
-             rng: random.Random) -> "UserScript":
+             rng: random.Random, a_replacement: str = "") -> "UserScript":
+        """`a_replacement` is the noun as the replacement request says it ("a replacement mouse",
+        "a replacement pair of jeans"); by default "a replacement {noun}"."""
         wish = goal.replacement
         replacement = None
         if wish is not None:
             constraint = {"max_price": lambda v: f"under ${float(v):.0f}",
                           "other_brand": lambda v: "from a different brand",
                           "min_rating": lambda v: f"rated at least {float(v):.1f} stars"}[wish.kind](wish.value)
-            replacement = render("Could you also recommend a replacement {noun} {constraint}?", noun=noun,
-                                 constraint=constraint)
+            replacement = render("Could you also recommend {what} {constraint}?", constraint=constraint,
+                                 what=a_replacement or f"a replacement {noun}")
         return cls(noun, item, rng.choice(REASON_PHRASES[goal.reason]), rng.choice(METHOD_PHRASES[goal.method]),
                    attribute_label(attribute) if attribute else "version", window, replacement)
 

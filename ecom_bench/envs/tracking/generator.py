@@ -13,6 +13,7 @@ import random
 
 from ecom_bench._seeding import derive_seed, seeded_rng
 from ecom_bench.catalog import Product
+from ecom_bench.catalog.naming import product_noun
 from ecom_bench.difficulty import Difficulty
 from ecom_bench.envs.base import SubTask
 from ecom_bench.envs.tracking.goal import TrackingGoal
@@ -35,7 +36,6 @@ from ecom_bench.world.orders import (
     OrderStatus,
     RefKind,
     build_order_history,
-    product_noun,
 )
 
 #: Status weights of every group order (orders in motion are what customers ask about most).
@@ -67,7 +67,8 @@ def build_tracking(world: World, seed: int, difficulty: Difficulty, intent: int 
     assert product is not None
     leaf = product.leaf_category
     ref = choose_reference(world, target, line, rng.random() < p_indirect(difficulty), rng)
-    noun = product_noun(product)
+    kind_noun = product_noun(product)
+    noun = kind_noun.one
     date_style = rng.choice(DATE_STYLES)
     reference_text = phrase_reference(ref, noun, world.now, date_style)
     alternates = alternate_phrases(world, target, line, ref, noun, date_style, rng)
@@ -82,6 +83,10 @@ def build_tracking(world: World, seed: int, difficulty: Difficulty, intent: int 
                         reference_text=reference_text, n_recent=len(history.recent_set),
                         n_orders=len(world.orders))
     protect = frozenset({reference_text, partial, target.order_id, *alternates})
+    # "where the jeans I ordered are": references headed by the product's kind agree with its noun
+    partial_kind = RefKind.ORDER_ID if ref.kind is RefKind.ORDER_ID else RefKind.NOUN
+    plural = frozenset(r for r, kind in ((reference_text, ref.kind), (partial, partial_kind))
+                       if kind_noun.plural and kind not in (RefKind.ORDER_ID, RefKind.ORDINAL))
     user = TrackingUser(goal, difficulty, derive_seed("tracking-user", seed, difficulty.level), disclosure,
-                        partial, protect, alternates)
+                        partial, protect, alternates, plural_references=plural)
     return SubTask(env="tracking", goal=goal, user=user, intent=intent)

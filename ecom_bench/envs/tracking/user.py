@@ -22,14 +22,15 @@ from ecom_bench.world.orders import RefKind
 
 GREETINGS = ("Hi!", "Hello,", "Hey there.", "Hi there,", "")
 ASKS = ("Could you check the status of {ref}?", "What's happening with {ref}? I'd like to know its status.",
-        "Can you tell me the current status of {ref}?", "I'm wondering where {ref} is. What's its status?")
+        "Can you tell me the current status of {ref}?", "I'm wondering where {ref} {be}. What's its status?")
 
 
 class TrackingUser(OrderUserBase):
     rng_prefix: ClassVar[tuple[str, ...]] = ("tracking",)
 
     def __init__(self, goal: TrackingGoal, difficulty: Difficulty, seed: int, disclosure: Disclosure,
-                 partial_reference: str, protect: frozenset[str], alternates: tuple[str, ...] = ()) -> None:
+                 partial_reference: str, protect: frozenset[str], alternates: tuple[str, ...] = (),
+                 plural_references: frozenset[str] = frozenset()) -> None:
         super().__init__(difficulty, seed, disclosure, protect)
         self.goal = goal
         self.target_order_id = goal.order_id
@@ -37,14 +38,16 @@ class TrackingUser(OrderUserBase):
         self.full_reference = goal.reference_text
         self.partial_reference = partial_reference
         self.alternates = alternates
+        self.plural_references = plural_references  # "the jeans I ordered" takes "are"
 
     def _current_reference(self) -> str:
         return self.full_reference if self.told("order") else self.partial_reference
 
     def opening(self) -> UserMessage:
         rng = self.rng("opening")
-        text = render("{greeting} " + rng.choice(ASKS), greeting=rng.choice(GREETINGS),
-                      ref=self._current_reference())
+        ref = self._current_reference()
+        text = render("{greeting} " + rng.choice(ASKS), greeting=rng.choice(GREETINGS), ref=ref,
+                      be="are" if ref in self.plural_references else "is")
         return self.say(text, UserAct.OPENING, rng)
 
     def reply(self, agent_text: str, world: World, *, last_turn: bool) -> UserMessage:
