@@ -25,6 +25,9 @@ def success_vs_difficulty(points: pd.DataFrame, rows: list[Row], path: Path) -> 
     cols = min(4, len(envs))
     nrows = math.ceil(len(envs) / cols)
     fig, axes = plt.subplots(nrows, cols, figsize=(3.6 * cols, 3.0 * nrows), squeeze=False, sharey=True)
+    step = float(np.diff(sorted(points["difficulty"].unique())).min()) if points["difficulty"].nunique() > 1 else 1.0
+    # a small horizontal offset per model, so that lines at the same success do not hide each other
+    offsets = {m: (i - (len(models) - 1) / 2) * 0.04 * step for i, m in enumerate(models)}
     for ax, env in zip(axes.flat, envs):
         for model in models:
             pts = points[(points["env"] == env) & (points["model"] == model)].sort_values("difficulty")
@@ -32,7 +35,7 @@ def success_vs_difficulty(points: pd.DataFrame, rows: list[Row], path: Path) -> 
                 continue
             frontier = frontiers.get((model, env))
             label = model if frontier is None else f"{model}: d50 {frontier.label().split(' (')[0]}"
-            ax.errorbar(pts["difficulty"], pts["success"], yerr=pts["success_stderr"].fillna(0), marker="o",
+            ax.errorbar(pts["difficulty"] + offsets[model], pts["success"], yerr=pts["success_stderr"].fillna(0), marker="o",
                         ms=4, capsize=2, color=colours[model], label=label)
             if frontier is not None and frontier.range is FrontierRange.WITHIN:
                 ax.axvline(frontier.d50, color=colours[model], ls=":", lw=1)
@@ -41,7 +44,7 @@ def success_vs_difficulty(points: pd.DataFrame, rows: list[Row], path: Path) -> 
         ax.set_title(env)
         ax.set_ylim(-0.05, 1.05)
         ax.set_xlabel("difficulty d")
-        ax.legend(fontsize=6, loc="lower left")
+        ax.legend(fontsize=6, loc="center left", framealpha=0.85)
     for ax in axes[:, 0]:
         ax.set_ylabel("success")
     for ax in list(axes.flat)[len(envs):]:
