@@ -46,7 +46,7 @@ def limit_wall(difficulty: int, limit: int) -> float:
         t = time.perf_counter()
         subprocess.run([str(inspect), "eval", "ecom_bench/discovery", "-T", f"difficulty={difficulty}",
                         "--limit", str(limit), "--model", "ecom/heuristic", "--log-dir", logs, "--display", "none"],
-                       check=True, env=env, cwd=root, stdout=subprocess.DEVNULL)
+                       check=True, env=env, cwd=root, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         return time.perf_counter() - t
 
 
