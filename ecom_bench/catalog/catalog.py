@@ -6,10 +6,16 @@ import hashlib
 from collections import defaultdict
 from collections.abc import Iterable, Iterator
 from functools import cached_property
+from typing import Any
 
 import numpy as np
 
 from ecom_bench.catalog.models import Product
+
+
+def fold(text: Any) -> str:
+    """How shoppers' words and catalogue values are compared: whitespace collapsed, case folded."""
+    return " ".join(str(text).split()).casefold()
 
 
 class Catalog:
@@ -67,6 +73,34 @@ class Catalog:
     @cached_property
     def ship_days(self) -> np.ndarray:
         return np.array([p.ship_days for p in self.products], dtype=np.int64)
+
+    @cached_property
+    def leaf_categories(self) -> np.ndarray:
+        """Each product's leaf category (object array), for vectorised category tests."""
+        return np.array([p.leaf_category for p in self.products], dtype=object)
+
+    @cached_property
+    def folded_brands(self) -> np.ndarray:
+        """Each product's brand, `fold`ed (object array)."""
+        return np.array([fold(p.brand) for p in self.products], dtype=object)
+
+    @cached_property
+    def _offers(self) -> dict[str, dict[str, np.ndarray]]:
+        rows: dict[str, dict[str, list[int]]] = defaultdict(lambda: defaultdict(list))
+        for i, p in enumerate(self.products):
+            offered = {(a, fold(v)) for a, v in p.attributes.items()}
+            offered.update((v.attribute, fold(v.value)) for v in p.variants)
+            for attribute, value in offered:
+                rows[attribute][value].append(i)
+        return {a: {v: np.array(ix, dtype=np.int64) for v, ix in by.items()} for a, by in rows.items()}
+
+    def offering(self, attribute: str, value: str) -> np.ndarray:
+        """Mask of the products that can be bought with `attribute` = `value` (folded): their own
+        attribute or one of their variants'. One pass over the catalogue builds every
+        attribute's index, so a constraint costs a lookup rather than a walk of the products."""
+        mask = np.zeros(len(self.products), dtype=bool)
+        mask[self._offers.get(attribute, {}).get(fold(value), np.zeros(0, np.int64))] = True
+        return mask
 
     @cached_property
     def by_leaf_category(self) -> dict[str, list[int]]:

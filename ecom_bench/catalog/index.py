@@ -19,14 +19,17 @@ from __future__ import annotations
 import logging
 import math
 import os
+import sys
 import threading
 import uuid
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 import faiss
 import numpy as np
+from tqdm import tqdm
 
 from ecom_bench.catalog.embedders import Embedder, embedder_slug
 
@@ -177,12 +180,28 @@ def build_index_from_texts(
         return np.ascontiguousarray(v, dtype=np.float32)
 
     index = _new_index(d, n, resolve_kind(kind, n), seed)
-    if isinstance(index, faiss.IndexIVF):
-        rows = _train_rows(n, index.nlist, seed)
-        index.train(enc([texts[i] for i in rows]))
-    for s in range(0, n, chunk):
-        index.add(enc(texts[s : s + chunk]))
+    # shown at once: one chunk (up to 65,536 products) is a single step, so a delayed bar
+    # would first appear when the build is over
+    with progress(total=n, desc=f"Embedding {n:,} products for the search index (cached afterwards)",
+                  unit="product", delay=0.0) as bar:
+        if isinstance(index, faiss.IndexIVF):
+            rows = _train_rows(n, index.nlist, seed)
+            index.train(enc([texts[i] for i in rows]))
+        for s in range(0, n, chunk):
+            index.add(enc(texts[s : s + chunk]))
+            bar.update(min(chunk, n - s))
     return _finish(index)
+
+
+#: Seconds a wait lasts before its progress bar appears (shorter ones stay silent).
+PROGRESS_DELAY_S = 2.0
+
+
+def progress(total: int, desc: str, unit: str = "it", delay: float = PROGRESS_DELAY_S) -> tqdm:
+    """A progress bar on stderr for a wait that may pass ~2 s (a cold index build, episode
+    generation); it appears once `delay` seconds have passed and is cleared when done."""
+    return tqdm(total=total, desc=desc, unit=unit, delay=delay, leave=False, file=sys.stderr,
+                dynamic_ncols=True)
 
 
 def _write_atomic(index: faiss.Index, path: Path) -> None:
@@ -264,6 +283,13 @@ class VectorIndex:
 
     def vector(self, i: int) -> np.ndarray:
         return _reconstruct(self.index, i)
+
+    def vectors(self, rows: Sequence[int]) -> np.ndarray:
+        """(len(rows), d) copies of the rows' vectors: one gather from a flat index's storage."""
+        xb = self._flat_view()
+        if xb is not None:
+            return xb[np.asarray(rows, dtype=np.int64)]
+        return np.stack([self.vector(i) for i in rows]) if len(rows) else np.zeros((0, self.dim), np.float32)
 
 
 def _validate(index: faiss.Index, kind: str, catalog: Catalog, embedder: Embedder) -> str | None:

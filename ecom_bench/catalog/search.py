@@ -463,5 +463,5 @@ class SearchEngine:
         a = self.vector(product_id)
         if not others:
             return np.zeros(0, np.float32)
-        m = np.stack([self.vector(o) for o in others])
+        m = self.vector_index.vectors([self._row(o) for o in others])
         return np.clip(m @ a, -1.0, 1.0).astype(np.float32)

@@ -50,6 +50,7 @@ from ecom_bench._seeding import derive_seed
 from ecom_bench.conversation import EpisodeStatus
 from ecom_bench.agents.base import AgentAction, Message, ToolCallRequest, tool_results
 from ecom_bench.catalog import Catalog, Product
+from ecom_bench.catalog.catalog import fold
 from ecom_bench.catalog.naming import counted, product_noun
 from ecom_bench.catalog.taxonomy import attribute_label
 from ecom_bench.difficulty import Difficulty
@@ -68,10 +69,6 @@ DIMENSION_OF: dict[str, str] = {"price": "price", "rating": "rating", "ship": "s
 MAX_SHIP_DAYS = 10
 
 
-def _fold(text: Any) -> str:
-    return " ".join(str(text).split()).casefold()
-
-
 def category_noun(product: Product) -> str:
     """What a shopper searches for the product's kind: "wall charger", "mouse" (category "Mice")."""
     return product_noun(product).one.lower()
@@ -79,8 +76,8 @@ def category_noun(product: Product) -> str:
 
 def offered_values(product: Product, attribute: str) -> frozenset[str]:
     """The values of `attribute` a product can be bought in: its own and its variants'."""
-    values = {_fold(product.attributes[attribute])} if attribute in product.attributes else set()
-    values.update(_fold(v.value) for v in product.variants if v.attribute == attribute)
+    values = {fold(product.attributes[attribute])} if attribute in product.attributes else set()
+    values.update(fold(v.value) for v in product.variants if v.attribute == attribute)
     return frozenset(values)
 
 
@@ -121,9 +118,9 @@ class Constraint:
         if self.kind == "category":
             return float(p.leaf_category == self.value)
         if self.kind == "brand":
-            return float(_fold(p.brand) == _fold(self.value))
+            return float(fold(p.brand) == fold(self.value))
         assert self.attribute is not None
-        return float(_fold(self.value) in offered_values(p, self.attribute))
+        return float(fold(self.value) in offered_values(p, self.attribute))
 
     def describe(self) -> str:
         """Readable form for explanations: 'price <= $35', 'connector = USB-C'."""
@@ -191,39 +188,69 @@ def budget_binds(catalog: Catalog, leaf: str, budget: float) -> bool:
 
 
 # ------------------------------------------------------- satisfaction, vectorised
-@lru_cache(maxsize=8)
-def _columns(catalog: Catalog) -> tuple[np.ndarray, np.ndarray]:
-    leaves = np.array([p.leaf_category for p in catalog.products], dtype=object)
-    brands = np.array([_fold(p.brand) for p in catalog.products], dtype=object)
-    return leaves, brands
+def satisfaction_matrix(catalog: Catalog, constraints: tuple[Constraint, ...],
+                        rows: np.ndarray | None = None) -> np.ndarray:
+    """(n, m) per-constraint satisfaction of every catalogue product, or of `rows` (same rule as
+    `Constraint.satisfaction`, over the catalogue's column views: no per-product Python)."""
+    def col_of(a: np.ndarray) -> np.ndarray:
+        return a if rows is None else a[rows]
 
-
-@lru_cache(maxsize=64)
-def _offers(catalog: Catalog, attribute: str) -> tuple[frozenset[str], ...]:
-    return tuple(offered_values(p, attribute) for p in catalog.products)
-
-
-def satisfaction_matrix(catalog: Catalog, constraints: tuple[Constraint, ...]) -> np.ndarray:
-    """(n_products, m) per-constraint satisfaction of every catalogue product (same rule as `satisfaction`)."""
-    n = len(catalog)
-    out = np.zeros((n, len(constraints)), dtype=np.float64)
-    leaves, brands = _columns(catalog)
+    out = np.zeros((len(catalog) if rows is None else len(rows), len(constraints)), dtype=np.float64)
     for j, c in enumerate(constraints):
         if c.kind == "price":
-            col = np.where(catalog.prices <= c.value, 1.0, 1.0 - 5.0 * (catalog.prices - c.value) / c.value)
+            x = col_of(catalog.prices)
+            col = np.where(x <= c.value, 1.0, 1.0 - 5.0 * (x - c.value) / c.value)
         elif c.kind == "rating":
-            col = np.where(catalog.ratings >= c.value, 1.0, 1.0 - 2.0 * (c.value - catalog.ratings))
+            x = col_of(catalog.ratings)
+            col = np.where(x >= c.value, 1.0, 1.0 - 2.0 * (c.value - x))
         elif c.kind == "ship":
-            col = np.where(catalog.ship_days <= c.value, 1.0, 1.0 - 0.5 * (catalog.ship_days - c.value))
+            x = col_of(catalog.ship_days)
+            col = np.where(x <= c.value, 1.0, 1.0 - 0.5 * (x - c.value))
         elif c.kind == "category":
-            col = (leaves == c.value).astype(np.float64)
+            col = col_of(catalog.leaf_categories) == c.value
         elif c.kind == "brand":
-            col = (brands == _fold(c.value)).astype(np.float64)
+            col = col_of(catalog.folded_brands) == fold(c.value)
         else:
-            want = _fold(c.value)
-            col = np.fromiter((want in s for s in _offers(catalog, c.attribute)), dtype=np.float64, count=n)
+            assert c.attribute is not None
+            col = col_of(catalog.offering(c.attribute, c.value))
         out[:, j] = np.clip(col, 0.0, 1.0)
     return out
+
+
+def mean_satisfaction(sat: np.ndarray) -> np.ndarray:
+    """s(p) per row, summed left to right like Python's `sum` (numpy's pairwise `mean` can
+    differ in the last bit from 8 constraints on, and s(p) feeds the scores)."""
+    total = np.zeros(sat.shape[0], dtype=np.float64)
+    for j in range(sat.shape[1]):
+        total = total + sat[:, j]
+    return total / max(1, sat.shape[1])
+
+
+@dataclass(frozen=True)
+class Gate:
+    """A hard requirement beyond the constraints (E_SUB: compatible, and not the original).
+
+    Data rather than code, so that it keys the evaluation-pool cache and has a
+    vectorised form (`mask`) beside the per-product test (calling it).
+    """
+
+    require: tuple[Constraint, ...] = ()  # each met in full
+    exclude: tuple[str, ...] = ()  # product ids that never pass
+
+    def __call__(self, p: Product) -> bool:
+        return p.id not in self.exclude and all(c.satisfaction(p) == 1.0 for c in self.require)
+
+    def mask(self, catalog: Catalog, rows: np.ndarray | None = None) -> np.ndarray:
+        """Which products (all, or `rows`) pass, as a bool array."""
+        ok = np.all(satisfaction_matrix(catalog, self.require, rows) == 1.0, axis=1)
+        for pid in self.exclude:
+            i = catalog.index_of(pid)
+            if i is not None:
+                ok &= (np.arange(len(catalog)) if rows is None else rows) != i
+        return ok
+
+
+NO_GATE = Gate()
 
 
 # --------------------------------------------------------------------- persona
@@ -232,16 +259,22 @@ def constrained_persona(seed: int, constraints: tuple[Constraint, ...]) -> dict[
     return sample_persona(seed, {DIMENSION_OF[c.kind] for c in constraints})
 
 
-def persona_utility(weights: dict[str, float], p: Product, *, budget: float, brand: str, sim: float) -> float:
-    """u(p) in [0, 1]: the persona's weighted taste for price, rating, speed, brand and similarity."""
+def persona_utility(weights: dict[str, float], catalog: Catalog, rows: np.ndarray, *, budget: float, brand: str,
+                    sims: np.ndarray) -> np.ndarray:
+    """u(p) in [0, 1] for each of `rows`: the persona's weighted taste for price, rating, speed,
+    brand and similarity (`sims`: to the reference product, aligned with `rows`)."""
+    ship = catalog.ship_days[rows]
     scores = {
-        "price": min(1.0, max(0.0, 1.0 - 0.5 * p.price / budget)),
-        "rating": (p.rating - 1.0) / 4.0,
-        "ship_speed": (MAX_SHIP_DAYS - min(p.ship_days, MAX_SHIP_DAYS)) / (MAX_SHIP_DAYS - 1),
-        "brand": float(_fold(p.brand) == _fold(brand)),
-        "similarity": max(0.0, sim),
+        "price": np.minimum(1.0, np.maximum(0.0, 1.0 - 0.5 * catalog.prices[rows] / budget)),
+        "rating": (catalog.ratings[rows] - 1.0) / 4.0,
+        "ship_speed": (MAX_SHIP_DAYS - np.minimum(ship, MAX_SHIP_DAYS)) / (MAX_SHIP_DAYS - 1),
+        "brand": (catalog.folded_brands[rows] == fold(brand)).astype(np.float64),
+        "similarity": np.maximum(0.0, sims),
     }
-    return float(sum(weights[d] * scores[d] for d in PERSONA_DIMENSIONS))
+    total = np.zeros(len(rows), dtype=np.float64)
+    for d in PERSONA_DIMENSIONS:  # in order, as a Python sum would
+        total = total + weights[d] * scores[d]
+    return total
 
 
 # --------------------------------------------------------------- the ranking goal
@@ -256,7 +289,8 @@ class RankingGoal(Protocol):
         """Every constraint scored by s(p): the category, then the m constraints."""
         ...
 
-    def gate(self, p: Product) -> bool:
+    @property
+    def gate(self) -> Gate:
         """Hard requirement beyond the constraints (E_SUB: compatible and not the original)."""
         ...
 
@@ -264,53 +298,85 @@ class RankingGoal(Protocol):
         """Why `p` fails the gate, for explanations ('' if it passes)."""
         ...
 
-    def base_relevance(self, p: Product, s: float, sim: float) -> float:
-        """The env's score for ordering right products, in [0, 1]."""
+    def base_relevance(self, catalog: Catalog, rows: np.ndarray, s: np.ndarray, sims: np.ndarray) -> np.ndarray:
+        """The env's score for ordering right products, in [0, 1], for each of `rows`
+        (`s`: their s(p); `sims`: their similarity to `reference_id`)."""
         ...
 
 
-def similarity(world: World, reference_id: str, ids: list[str]) -> dict[str, float]:
+def similarities(world: World, reference_id: str, ids: list[str]) -> np.ndarray:
+    """Cosine similarity of each of `ids` to the reference product (zeros without a search engine)."""
     if world.search_engine is None or not ids:
-        return {i: 0.0 for i in ids}
-    sims = world.search_engine.similarities(reference_id, ids)
-    return {i: float(x) for i, x in zip(ids, sims)}
+        return np.zeros(len(ids), dtype=np.float64)
+    return world.search_engine.similarities(reference_id, ids).astype(np.float64)
 
 
 def graded(goal: RankingGoal, world: World, ids: list[str]) -> dict[str, dict[str, Any]]:
     """For each id: s(p), whether it meets every constraint, the gate, stock and the env's base score."""
+    catalog = world.catalog
     products = [p for p in (world.product(i) for i in dict.fromkeys(ids)) if p is not None]
-    sims = similarity(world, goal.reference_id, [p.id for p in products])
-    out: dict[str, dict[str, Any]] = {}
-    for p in products:
-        sats = [c.satisfaction(p) for c in goal.requirements]
-        s = sum(sats) / len(sats)
-        out[p.id] = {"s": s, "meets_all": all(x == 1.0 for x in sats), "gate": goal.gate(p),
-                     "in_stock": world.in_stock(p), "base": goal.base_relevance(p, s, sims[p.id]),
-                     "violated": [c for c, x in zip(goal.requirements, sats) if x < 1.0]}
-    return out
+    if not products:
+        return {}
+    rows = np.array([catalog.index_of(p.id) for p in products], dtype=np.int64)
+    sat = satisfaction_matrix(catalog, goal.requirements, rows)
+    s = mean_satisfaction(sat)
+    gate = goal.gate.mask(catalog, rows)
+    base = goal.base_relevance(catalog, rows, s, similarities(world, goal.reference_id, [p.id for p in products]))
+    return {p.id: {"s": float(s[r]), "meets_all": bool(np.all(sat[r] == 1.0)), "gate": bool(gate[r]),
+                   "in_stock": world.in_stock(p), "base": float(base[r]),
+                   "violated": [c for c, x in zip(goal.requirements, sat[r]) if x < 1.0]}
+            for r, p in enumerate(products)}
+
+
+def _relevances(right: np.ndarray, base: np.ndarray, span: tuple[float, float]) -> np.ndarray:
+    lo, hi = span
+    scaled = np.minimum(1.0, np.maximum(0.0, (base - lo) / (hi - lo))) if hi > lo else np.ones_like(base)
+    return np.where(right, (1.0 + scaled) / 2.0, 0.0)
 
 
 def relevance(grade: dict[str, Any], span: tuple[float, float]) -> float:
     """(1 + base rescaled to [0, 1] by the pool's span) / 2 for a right, in-stock product; else 0."""
-    if not (grade["meets_all"] and grade["gate"] and grade["in_stock"]):
-        return 0.0
-    lo, hi = span
-    scaled = min(1.0, max(0.0, (grade["base"] - lo) / (hi - lo))) if hi > lo else 1.0
-    return (1.0 + scaled) / 2.0
+    right = grade["meets_all"] and grade["gate"] and grade["in_stock"]
+    return float(_relevances(np.array([right]), np.array([grade["base"]]), span)[0])
 
 
-def evaluation_pool(goal: RankingGoal, catalog: Catalog) -> list[str]:
-    """The top-500 products by s(p) that pass the env's gate (ties by catalogue order)."""
-    s = satisfaction_matrix(catalog, goal.requirements).mean(axis=1)
-    order = np.lexsort((np.arange(len(s)), -s))
-    pool: list[str] = []
-    for i in order:
-        p = catalog.products[int(i)]
-        if goal.gate(p):
-            pool.append(p.id)
-            if len(pool) >= POOL_SIZE:
-                break
-    return pool
+@dataclass(frozen=True)
+class Pool:
+    """The evaluation pool and what about it does not change during an episode."""
+
+    rows: np.ndarray  # catalogue indices, best s(p) first (ties by catalogue order)
+    ids: tuple[str, ...]
+    s: np.ndarray  # s(p)
+    meets_all: np.ndarray  # every constraint met
+    sims: np.ndarray  # similarity to the reference product
+
+
+#: Pools kept: one per ranking goal of the episodes being generated or scored at once
+#: (generation computes each, its verifier reuses it; an evicted one is recomputed, the same).
+POOL_CACHE = 512
+
+
+@lru_cache(maxsize=POOL_CACHE)
+def _pool(world_catalog: Catalog, engine: Any, requirements: tuple[Constraint, ...], gate: Gate,
+          reference_id: str) -> Pool:
+    # The order is by numpy's mean, as the pool always was; grades use `mean_satisfaction`.
+    sat = satisfaction_matrix(world_catalog, requirements)
+    order = np.argsort(-sat.mean(axis=1), kind="stable")
+    rows = order[gate.mask(world_catalog)[order]][:POOL_SIZE]
+    ids = tuple(world_catalog.products[i].id for i in rows.tolist())
+    pool_sat = sat[rows]
+    sims = (np.zeros(len(ids)) if engine is None or not ids
+            else engine.similarities(reference_id, ids).astype(np.float64))
+    return Pool(rows, ids, mean_satisfaction(pool_sat), np.all(pool_sat == 1.0, axis=1), sims)
+
+
+def evaluation_pool(goal: RankingGoal, world: World) -> Pool:
+    """The top-500 products by s(p) that pass the env's gate (ties by catalogue order).
+
+    Computed once per (catalogue, constraints, gate, reference product) and cached:
+    the generator's ideal list and the verifier's share it.
+    """
+    return _pool(world.catalog, world.search_engine, goal.requirements, goal.gate, goal.reference_id)
 
 
 @dataclass(frozen=True)
@@ -322,13 +388,15 @@ class Ideal:
 
 def ideal_ranking(goal: RankingGoal, world: World) -> Ideal:
     """The pool graded now: its relevant products, best first (ties by id), and its base span."""
-    pool = evaluation_pool(goal, world.catalog)
-    grades = graded(goal, world, pool)
-    bases = [g["base"] for g in grades.values()]
-    span = (min(bases), max(bases)) if bases else (0.0, 1.0)
-    ranked = [(i, relevance(g, span)) for i, g in grades.items()]
-    ranked = sorted(((i, r) for i, r in ranked if r > 0), key=lambda x: (-x[1], x[0]))
-    return Ideal(ranked, span, pool)
+    pool = evaluation_pool(goal, world)
+    base = goal.base_relevance(world.catalog, pool.rows, pool.s, pool.sims)
+    span = (float(base.min()), float(base.max())) if len(base) else (0.0, 1.0)
+    products = world.catalog.products
+    in_stock = np.fromiter((world.in_stock(products[i]) for i in pool.rows.tolist()), dtype=bool,
+                           count=len(pool.rows))
+    rel = _relevances(pool.meets_all & in_stock, base, span)
+    ranked = sorted(((i, float(r)) for i, r in zip(pool.ids, rel.tolist()) if r > 0), key=lambda x: (-x[1], x[0]))
+    return Ideal(ranked, span, list(pool.ids))
 
 
 def dcg(gains: list[float]) -> float:

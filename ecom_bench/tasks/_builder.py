@@ -16,6 +16,7 @@ from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.log import HeadlineMetric
 
 from ecom_bench import __version__
+from ecom_bench.catalog.index import progress
 from ecom_bench.difficulty import Difficulty, validate_level
 from ecom_bench.envs import get_env
 from ecom_bench.envs.context import DEFAULT_CATALOG_SIZE, MIN_CATALOG_SIZE, CatalogSpec, load_context
@@ -76,15 +77,17 @@ def build_samples(env_names: tuple[str, ...], difficulty: int, samples: int, see
     """
     context = load_context(catalog, embedder)
     out = []
-    for i in range(samples):
-        env_name = env_names[i % len(env_names)]
-        index = i // len(env_names)
-        episode = new_episode(env_name, difficulty, seed, index, context=context, strict=strict)
-        metadata = {"env": env_name, "difficulty": difficulty, "seed": seed, "index": index,
-                    "episode_seed": episode.problem.seed}
-        _prebuilt.leave(_prebuilt.key(metadata, catalog, embedder, strict), episode)
-        out.append(Sample(id=sample_id(env_name, difficulty, seed, index), input=episode.opening,
-                          metadata=metadata))
+    with progress(samples, f"Generating {samples} {'/'.join(env_names)} episodes", unit="episode") as bar:
+        for i in range(samples):
+            env_name = env_names[i % len(env_names)]
+            index = i // len(env_names)
+            episode = new_episode(env_name, difficulty, seed, index, context=context, strict=strict)
+            metadata = {"env": env_name, "difficulty": difficulty, "seed": seed, "index": index,
+                        "episode_seed": episode.problem.seed}
+            _prebuilt.leave(_prebuilt.key(metadata, catalog, embedder, strict), episode)
+            out.append(Sample(id=sample_id(env_name, difficulty, seed, index), input=episode.opening,
+                              metadata=metadata))
+            bar.update()
     return out
 
 

@@ -23,6 +23,8 @@ from __future__ import annotations
 
 import math
 import random
+from collections.abc import Iterator
+from functools import cache
 from statistics import fmean
 
 from ecom_bench._seeding import derive_seed, seeded_rng
@@ -78,12 +80,16 @@ def build_bundle(world: World, seed: int, difficulty: Difficulty, intent: int = 
     # Products another task of this world already schedules to sell out are never a choice.
     doomed = {i for event in world.stock_outs for i in event.item_ids}
 
-    def stocked(category: str) -> list[Product]:
+    def choices(category: str) -> Iterator[Product]:
         products = (catalog.products[i] for i in catalog.by_leaf_category.get(category, ()))
-        return sorted((p for p in products if p.id not in doomed and world.in_stock(p)),
-                      key=lambda p: (p.price, p.id))
+        return (p for p in products if p.id not in doomed and world.in_stock(p))
 
-    projects, required = compose(bundle_size(difficulty.level), rng, lambda c: bool(stocked(c)))
+    @cache  # the world's stock does not change while the task is built
+    def stocked(category: str) -> list[Product]:
+        return sorted(choices(category), key=lambda p: (p.price, p.id))
+
+    projects, required = compose(bundle_size(difficulty.level), rng,
+                                 lambda c: next(choices(c), None) is not None)
     constraints = draw_constraints(constraint_count(difficulty), rng, [stocked(c) for c in required])
     items: list[BundleItem] = []
     stock_out_ids: list[str] = []

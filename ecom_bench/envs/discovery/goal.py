@@ -5,8 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ecom_bench.catalog import Product
-from ecom_bench.envs._ranking import Constraint, persona_utility
+import numpy as np
+
+from ecom_bench.catalog import Catalog, Product
+from ecom_bench.envs._ranking import NO_GATE, Constraint, Gate, persona_utility
 
 
 @dataclass(frozen=True)
@@ -34,14 +36,15 @@ class DiscoveryGoal:
     def budget(self) -> float:
         return float(self.constraints[0].value)
 
-    def gate(self, p: Product) -> bool:
-        return True
+    @property
+    def gate(self) -> Gate:
+        return NO_GATE
 
     def gate_problem(self, p: Product) -> str:
         return ""
 
-    def base_relevance(self, p: Product, s: float, sim: float) -> float:
-        return persona_utility(self.weights, p, budget=self.budget, brand=self.target_brand, sim=sim)
+    def base_relevance(self, catalog: Catalog, rows: np.ndarray, s: np.ndarray, sims: np.ndarray) -> np.ndarray:
+        return persona_utility(self.weights, catalog, rows, budget=self.budget, brand=self.target_brand, sims=sims)
 
     def to_dict(self) -> dict[str, Any]:
         return {"target_id": self.target_id, "category": self.category.to_dict(),

@@ -45,15 +45,18 @@ def build_substitution(world: World, seed: int, difficulty: Difficulty, intent: 
         if attribute is None or not world.in_stock(p0) or p0.id in world.reserved_ids:
             continue
         compatibility = Constraint("attribute", p0.attributes[attribute], attribute=attribute)
-        leaf = [catalog.products[i] for i in catalog.by_leaf_category[p0.leaf_category]]
-        candidates = [p for p in leaf if p.id != p0.id and world.in_stock(p) and compatibility.satisfaction(p) == 1]
+        leaf_rows = catalog.by_leaf_category[p0.leaf_category]
+        compatible = catalog.offering(attribute, compatibility.value)
+        candidates = [p for p in (catalog.products[i] for i in leaf_rows if compatible[i])
+                      if p.id != p0.id and world.in_stock(p)]
         if candidates:
             break
     substitute = rng.choice(candidates)
     category, constraints = constraints_from(substitute, rng, difficulty.n_constraints, difficulty,
                                              skip_attributes=(attribute,))
     world.set_out_of_stock(p0.id)
-    lookalikes = rng.sample([p.id for p in leaf if p.id != p0.id], min(HISTORY_LOOKALIKES, len(leaf) - 1))
+    leaf = [catalog.products[i].id for i in leaf_rows]
+    lookalikes = rng.sample([i for i in leaf if i != p0.id], min(HISTORY_LOOKALIKES, len(leaf) - 1))
     world.visit_history.extend(VisitRecord(pid, rng.randint(1, 30)) for pid in [p0.id, *lookalikes])
 
     search = {"query": f"{category_noun(p0)} {compatibility.value}", "max_price": constraints[0].value, "limit": 20}

@@ -5,8 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ecom_bench.catalog import Product
-from ecom_bench.envs._ranking import Constraint
+import numpy as np
+
+from ecom_bench.catalog import Catalog, Product
+from ecom_bench.envs._ranking import Constraint, Gate
 
 
 @dataclass(frozen=True)
@@ -30,16 +32,17 @@ class SubstitutionGoal:
     def requirements(self) -> tuple[Constraint, ...]:
         return (self.category, *self.constraints)
 
-    def gate(self, p: Product) -> bool:
-        return p.id != self.original_id and self.compatibility.satisfaction(p) == 1.0
+    @property
+    def gate(self) -> Gate:
+        return Gate(require=(self.compatibility,), exclude=(self.original_id,))
 
     def gate_problem(self, p: Product) -> str:
         if p.id == self.original_id:
             return "the original product itself (out of stock)"
         return f"incompatible: {self.compatibility.describe()} but offers {self.compatibility.actual(p)}"
 
-    def base_relevance(self, p: Product, s: float, sim: float) -> float:
-        return self.lam * max(0.0, sim) + (1.0 - self.lam) * s
+    def base_relevance(self, catalog: Catalog, rows: np.ndarray, s: np.ndarray, sims: np.ndarray) -> np.ndarray:
+        return self.lam * np.maximum(0.0, sims) + (1.0 - self.lam) * s
 
     def to_dict(self) -> dict[str, Any]:
         return {"original_id": self.original_id, "substitute_id": self.substitute_id,
