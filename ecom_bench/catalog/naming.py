@@ -112,9 +112,26 @@ class Noun:
 
 
 def _inflect() -> Any:
-    import inflect
+    """inflect's engine, imported without typeguard's instrumentation.
 
-    return inflect.engine()
+    inflect wraps its methods in typeguard's `@typechecked`, which re-parses inflect's own
+    source at import: 1.7 s in every process that generates an episode (measured), for
+    argument-type checks on strings we already pass. Under `python -O` typeguard skips the
+    instrumentation itself; we do the same for this one import.
+    """
+    import importlib
+    import sys
+
+    if "inflect" in sys.modules:
+        return sys.modules["inflect"].engine()
+    import typeguard
+
+    instrument = typeguard.typechecked
+    typeguard.typechecked = lambda target=None, **_: target if target is not None else (lambda t: t)
+    try:
+        return importlib.import_module("inflect").engine()
+    finally:
+        typeguard.typechecked = instrument
 
 
 _ENGINE: Any = None
