@@ -7,13 +7,12 @@ holds the hidden goal and final world.
 
 from __future__ import annotations
 
-import json
-
 from inspect_ai.scorer import Metric, Score, Scorer, Target, grouped, mean, scorer, stderr
 from inspect_ai.solver import TaskState
 from inspect_ai.util import store_as
 
 from ecom_bench.rewards import FAILURE_SCORE
+from ecom_bench.scorers._answer import answer_text
 from ecom_bench.scorers._store import EpisodeStore
 
 SCORE_KEYS = ("task", "efficiency", "hallucination", "total", "success")
@@ -38,7 +37,7 @@ async def _score(state: TaskState, target: Target) -> Score:
     final = outcome["final_state"]
     return Score(
         value=outcome["reward"],
-        answer=json.dumps(final.get("final_answer") or {"cart": final.get("cart")}, ensure_ascii=False),
+        answer=answer_text(final, info.env),
         explanation=outcome["explanation"],
         metadata={
             "env": info.env,
