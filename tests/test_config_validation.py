@@ -28,7 +28,7 @@ from ecom_bench.catalog.index import index_cache_path, load_or_build_index
 from ecom_bench.catalog.synthetic import generate_synthetic_catalog
 from ecom_bench.cli import main
 from ecom_bench.difficulty import Difficulty
-from ecom_bench.tasks._builder import TaskInputError
+from ecom_bench.tasks._errors import InputError
 
 pytestmark = pytest.mark.reliability
 
@@ -97,7 +97,7 @@ def test_misspelt_parameters_are_refused_by_name(task_name):
 
 def test_missing_catalogue_name_is_named():
     """Bad input leaves a task function as an Inspect PrerequisiteError (and ValueError); the cause is kept."""
-    with pytest.raises(TaskInputError, match="catalogue source not found: no-such-catalogue") as e:
+    with pytest.raises(InputError, match="catalogue source not found: no-such-catalogue") as e:
         tasks.cart(**FAST, catalog="no-such-catalogue")
     assert isinstance(e.value, PrerequisiteError) and isinstance(e.value.__cause__, FileNotFoundError)
 
@@ -162,6 +162,13 @@ def test_inspect_eval_cli_rejects_bad_parameters(tmp_path, task, arg, display, m
     # Inspect prints it on stdout (wrapped by rich); a silenced display leaves it to stderr
     printed = proc.stdout if display == "full" else proc.stderr
     assert " ".join(printed.split()).startswith(message) and "\n\n" not in printed.strip(), output
+
+
+def test_inspect_eval_cli_rejects_a_misspelt_scripted_model(tmp_path):
+    proc = subprocess.run([str(BIN / "inspect"), "eval", "ecom_bench/cart", "--model", "ecom/orcale",
+                           "--log-dir", str(tmp_path)], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 1 and "Traceback" not in proc.stdout + proc.stderr, proc.stdout + proc.stderr
+    assert " ".join(proc.stdout.split()).startswith("unknown scripted model 'ecom/orcale'; available: ecom/oracle")
 
 
 @pytest.mark.parametrize("model,model_args,message", [

@@ -27,6 +27,7 @@ from inspect_ai.util import store_as
 from ecom_bench.agents import AgentAction, EpisodeStatus, Message, ToolCallRequest, get_policy
 from ecom_bench.agents.adversarial import ADVERSARIAL_NAMES
 from ecom_bench.scorers._store import EpisodeStore
+from ecom_bench.tasks._errors import input_errors
 
 #: Scripted policies every environment provides (see `Environment.policies`), then the generic
 #: adversarial ones (`ecom_bench.agents.adversarial`, for the reliability suite).
@@ -58,12 +59,13 @@ class ScriptedModelAPI(ModelAPI):
     def __init__(self, model_name: str, base_url: str | None = None, api_key: str | None = None,
                  config: GenerateConfig = GenerateConfig(), **model_args: Any) -> None:
         super().__init__(model_name, base_url, api_key, [], config)
-        if model_name not in POLICIES:
-            raise ValueError(f"unknown scripted model 'ecom/{model_name}'; available: "
-                             + ", ".join(f"ecom/{p}" for p in POLICIES))
-        if model_args:  # `-M` options configure nothing here: refuse them rather than ignore them
-            raise ValueError(f"scripted model 'ecom/{model_name}' takes no model args, got: "
-                             + ", ".join(sorted(model_args)))
+        with input_errors():  # the message alone, not a traceback
+            if model_name not in POLICIES:
+                raise ValueError(f"unknown scripted model 'ecom/{model_name}'; available: "
+                                 + ", ".join(f"ecom/{p}" for p in POLICIES))
+            if model_args:  # `-M` options configure nothing here: refuse them rather than ignore them
+                raise ValueError(f"scripted model 'ecom/{model_name}' takes no model args, got: "
+                                 + ", ".join(sorted(model_args)))
 
     async def count_text_tokens(self, text: str) -> int:
         return _tokens(text)

@@ -6,18 +6,13 @@ same parameters and validate them the same way.
 
 from __future__ import annotations
 
-import contextlib
 import difflib
 import inspect
-import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
-import rich
 from inspect_ai import Task
-from inspect_ai._util.error import PrerequisiteError
 from inspect_ai.dataset import MemoryDataset, Sample
-from rich.markup import escape
 
 from ecom_bench import __version__
 from ecom_bench.difficulty import Difficulty, validate_level
@@ -31,39 +26,6 @@ from ecom_bench.tasks._solver import customer_conversation
 DEFAULT_SAMPLES = 100
 #: A hard ceiling on messages per sample; the episode's own budgets end it first.
 MESSAGE_LIMIT = 400
-
-
-class TaskInputError(PrerequisiteError, ValueError):
-    """A task cannot be built from its parameters (a bad `-T` value, catalogue or embedder).
-
-    A PrerequisiteError, so `inspect eval` prints the message alone and exits 1 instead of a
-    traceback ending in it; a ValueError, so Python callers catch it as before.
-    """
-
-    def __init__(self, message: str) -> None:
-        ValueError.__init__(self, message)
-        self.message = escape(message)  # Inspect prints it with rich, which would read "[st]" as markup
-
-
-@contextlib.contextmanager
-def task_input_errors() -> Iterator[None]:
-    """Re-raise what bad input raises while a task is built as a `TaskInputError`.
-
-    The same rule as the `ecom-bench` CLI: ValueError (a bad value, a catalogue lacking what an
-    env needs), OSError (a missing file or model), ImportError (a missing optional extra). The
-    original stays the `__cause__`, so a Python caller still has its traceback. Inspect prints
-    the message through its rich console, which `--display none` silences: then it goes to
-    stderr here, or the run would fail without a word.
-    """
-    try:
-        yield
-    except TaskInputError:
-        raise
-    except (ValueError, OSError, ImportError) as e:
-        error = TaskInputError(str(e) or type(e).__name__)
-        if rich.get_console().quiet:
-            print(error, file=sys.stderr, flush=True)
-        raise error from e
 
 
 def _int_param(name: str, value: Any, minimum: int) -> int:

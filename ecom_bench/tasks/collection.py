@@ -12,7 +12,8 @@ from typing import Any
 from inspect_ai import Task, task
 
 from ecom_bench.envs import COLLECTIONS, resolve_envs
-from ecom_bench.tasks._builder import DEFAULT_SAMPLES, env_task, reject_unknown_params, task_input_errors
+from ecom_bench.tasks._builder import DEFAULT_SAMPLES, env_task, reject_unknown_params
+from ecom_bench.tasks._errors import input_errors
 
 
 @task
@@ -34,7 +35,7 @@ def collection(envs: str = "C8", difficulty: int = 0, samples: int = DEFAULT_SAM
         embedder: "wordllama" (offline default) or "st:<model name or local path>".
         **unknown: Refused by name (a misspelt `-T` parameter would otherwise run the default).
     """
-    with task_input_errors():
+    with input_errors():
         reject_unknown_params("collection", unknown, collection)
         if not isinstance(envs, str):  # `-T envs=` arrives as None, `-T envs=5` as an int
             raise ValueError(f"envs must name a collection ({', '.join(COLLECTIONS)}) or a comma list of "

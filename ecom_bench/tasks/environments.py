@@ -11,7 +11,8 @@ from typing import Any
 
 from inspect_ai import Task, task
 
-from ecom_bench.tasks._builder import DEFAULT_SAMPLES, env_task, reject_unknown_params, task_input_errors
+from ecom_bench.tasks._builder import DEFAULT_SAMPLES, env_task, reject_unknown_params
+from ecom_bench.tasks._errors import input_errors
 
 _PARAMS_DOC = """
 
@@ -33,7 +34,7 @@ def _env_task(env_name: str, summary: str) -> Callable[..., Task]:
     def make(difficulty: int = 0, samples: int = DEFAULT_SAMPLES, seed: int = 0, strict: bool = True,
              catalog: str = "synthetic", catalog_size: int | None = None, catalog_seed: int = 0,
              embedder: str = "wordllama", **unknown: Any) -> Task:
-        with task_input_errors():
+        with input_errors():
             reject_unknown_params(env_name, unknown, make)
             return env_task(env_name, difficulty=difficulty, samples=samples, seed=seed, strict=strict,
                             catalog=catalog, catalog_size=catalog_size, catalog_seed=catalog_seed,
