@@ -255,6 +255,9 @@ def main(argv: list[str] | None = None) -> int:
     except (ValueError, OSError, ImportError) as e:  # bad values, missing files/models, missing extras
         print(f"ecom-bench: error: {e}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:  # Ctrl-C in `play` or a long sweep: stop quietly, with the shell's code
+        print(file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":

@@ -9,6 +9,7 @@ file is detected and rebuilt, including damage between the spot-checked rows.
 from __future__ import annotations
 
 import importlib.util
+import json
 import logging
 import subprocess
 import sys
@@ -18,6 +19,7 @@ import faiss
 import numpy as np
 import pytest
 from inspect_ai import eval as inspect_eval
+from inspect_ai._util.error import PrerequisiteError
 
 from conftest import TEST_CATALOG_SIZE
 from ecom_bench import tasks
@@ -26,6 +28,7 @@ from ecom_bench.catalog.index import index_cache_path, load_or_build_index
 from ecom_bench.catalog.synthetic import generate_synthetic_catalog
 from ecom_bench.cli import main
 from ecom_bench.difficulty import Difficulty
+from ecom_bench.tasks._errors import InputError
 
 pytestmark = pytest.mark.reliability
 
@@ -93,8 +96,10 @@ def test_misspelt_parameters_are_refused_by_name(task_name):
 
 
 def test_missing_catalogue_name_is_named():
-    with pytest.raises(FileNotFoundError, match="no-such-catalogue"):
+    """Bad input leaves a task function as an Inspect PrerequisiteError (and ValueError); the cause is kept."""
+    with pytest.raises(InputError, match="catalogue source not found: no-such-catalogue") as e:
         tasks.cart(**FAST, catalog="no-such-catalogue")
+    assert isinstance(e.value, PrerequisiteError) and isinstance(e.value.__cause__, FileNotFoundError)
 
 
 @pytest.mark.parametrize("envs,message", [
@@ -120,22 +125,50 @@ def test_collection_shared_parameters_are_validated_too():
 
 
 # ------------------------------------------------------------------ inspect eval (subprocess)
-@pytest.mark.parametrize("task,arg,message", [
-    ("cart", "samples=abc", "samples must be an integer >= 1, got 'abc'"),
-    pytest.param("cart", "embedder=st:/no/such/model", "embedder model path does not exist: '/no/such/model'",
-                 marks=NEEDS_ST),
-    ("policy", "catalog=/no/such/catalog.parquet", "catalog path does not exist: '/no/such/catalog.parquet'"),
-    ("collection", "envs=C9", "unknown environment 'C9'"),
-    ("tracking", "difficuly=6", "unknown parameter 'difficuly' (did you mean 'difficulty'?) for task 'tracking'"),
-    ("collection", "envs=", "envs must name a collection (C1, C2, C4, C8) or a comma list of environments, "
-                            "got None"),
+def _small_jsonl(path: Path) -> Path:
+    """A loaded catalogue of two leaf categories: too few for any bundle project."""
+    rows = [{"parent_asin": f"P{i:03d}", "title": f"Wireless Mouse {i}", "price": 10 + i,
+             "categories": ["Electronics", "Computers & Accessories", "Mice"]} for i in range(6)]
+    rows += [{"parent_asin": f"K{i:03d}", "title": f"Fry Pan {i}", "price": 20 + i,
+              "categories": ["Home & Kitchen", "Cookware", "Skillets"]} for i in range(6)]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return path
+
+
+_ST_MESSAGE = ("embedder 'st:nonexistent' could not be loaded" if HAS_ST
+               else "SentenceTransformerEmbedder needs the optional 'st' extra")
+
+
+@pytest.mark.parametrize("task,arg,display,message", [
+    ("cart", "difficulty=abc", "full", "difficulty must be a non-negative integer, got 'abc'"),
+    ("tracking", "difficuly=6", "none", "unknown parameter 'difficuly' (did you mean 'difficulty'?) for task "
+                                        "'tracking'"),
+    ("cart", "samples=0", "full", "samples must be an integer >= 1, got 0"),
+    ("policy", "catalog=/no/such/catalog.parquet", "none", "catalog path does not exist: '/no/such/catalog.parquet'"),
+    ("collection", "envs=C9", "full", "unknown environment 'C9'"),
+    ("collection", "envs=", "none", "envs must name a collection (C1, C2, C4, C8) or a comma list of environments, "
+                                    "got None"),
+    ("cart", "embedder=st:nonexistent", "full", _ST_MESSAGE),
+    ("bundle", "catalog={jsonl}", "full", "no bundle project has enough categories with in-stock products"),
 ])
-def test_inspect_eval_cli_rejects_bad_parameters(tmp_path, task, arg, message):
+def test_inspect_eval_cli_rejects_bad_parameters(tmp_path, task, arg, display, message):
+    """The message alone, no traceback, exit 1 (also under --display none)."""
+    arg = arg.format(jsonl=_small_jsonl(tmp_path / "small.jsonl"))
     cmd = [str(BIN / "inspect"), "eval", f"ecom_bench/{task}", "-T", f"catalog_size={TEST_CATALOG_SIZE}",
-           "-T", "samples=2", "-T", arg, "--model", "ecom/oracle", "--log-dir", str(tmp_path), "--display", "none"]
+           "-T", "samples=2", "-T", arg, "--model", "ecom/oracle", "--log-dir", str(tmp_path), "--display", display]
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
-    assert proc.returncode != 0
-    assert message in proc.stderr + proc.stdout, (proc.stderr + proc.stdout)[-3000:]
+    output = proc.stdout + proc.stderr
+    assert proc.returncode == 1 and "Traceback" not in output, output[-3000:]
+    # Inspect prints it on stdout (wrapped by rich); a silenced display leaves it to stderr
+    printed = proc.stdout if display == "full" else proc.stderr
+    assert " ".join(printed.split()).startswith(message) and "\n\n" not in printed.strip(), output
+
+
+def test_inspect_eval_cli_rejects_a_misspelt_scripted_model(tmp_path):
+    proc = subprocess.run([str(BIN / "inspect"), "eval", "ecom_bench/cart", "--model", "ecom/orcale",
+                           "--log-dir", str(tmp_path)], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 1 and "Traceback" not in proc.stdout + proc.stderr, proc.stdout + proc.stderr
+    assert " ".join(proc.stdout.split()).startswith("unknown scripted model 'ecom/orcale'; available: ecom/oracle")
 
 
 @pytest.mark.parametrize("model,model_args,message", [
@@ -204,11 +237,17 @@ def test_cli_value_errors(capsys, argv, message):
     assert "sweep" not in argv or "env " not in out.out  # fails before printing the table header
 
 
-def test_installed_cli_exits_non_zero_with_the_message():
-    proc = subprocess.run([str(BIN / "ecom-bench"), "run", "cart", "-n", "0"], capture_output=True, text=True,
-                          timeout=120)
-    assert proc.returncode == 2 and "must be an integer >= 1, got '0'" in proc.stderr
-    assert "Traceback" not in proc.stderr
+@pytest.mark.parametrize("argv,message", [
+    (["run", "cart", "-n", "0"], "ecom-bench run: error: argument -n/--samples: must be an integer >= 1, got '0'"),
+    (["run", "bundle", "-n", "1", "--catalog", "{jsonl}"],
+     "ecom-bench: error: no bundle project has enough categories with in-stock products"),
+])
+def test_installed_cli_exits_non_zero_with_the_message(tmp_path, argv, message):
+    """A usage error and an error found while generating: the last stderr line is the message, no traceback."""
+    argv = [a.format(jsonl=_small_jsonl(tmp_path / "small.jsonl")) for a in argv]
+    proc = subprocess.run([str(BIN / "ecom-bench"), *argv], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2 and proc.stderr.splitlines()[-1].startswith(message), proc.stderr
+    assert "Traceback" not in proc.stderr and proc.stdout == ""
 
 
 # ------------------------------------------------------------------ catalogues too small for an env

@@ -3,8 +3,9 @@
 The provider turns Inspect messages into the core's neutral `Message`s and asks the
 env's scripted policy for the next action. Only a policy that declares
 `reads_hidden_goal` (the oracle) is handed the hidden goal from the sample's store;
-the heuristic sees exactly what a model sees. Usage is set on every output, so no
-tokenizer (and no download) is ever needed.
+the heuristic sees exactly what a model sees. Usage is zero on every output: a script
+reads no tokens and pays for none, and an estimate would sit in the log beside real
+models' counts as if it were one (set explicitly, so no tokenizer or download is needed).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from inspect_ai.util import store_as
 from ecom_bench.agents import AgentAction, EpisodeStatus, Message, ToolCallRequest, get_policy
 from ecom_bench.agents.adversarial import ADVERSARIAL_NAMES
 from ecom_bench.scorers._store import EpisodeStore
+from ecom_bench.tasks._errors import input_errors
 
 #: Scripted policies every environment provides (see `Environment.policies`), then the generic
 #: adversarial ones (`ecom_bench.agents.adversarial`, for the reliability suite).
@@ -47,6 +49,7 @@ def to_neutral(messages: list[ChatMessage]) -> list[Message]:
 
 
 def _tokens(text: str) -> int:
+    """A rough size (~4 characters a token) for Inspect's context-window bookkeeping; never reported as usage."""
     return max(1, len(text) // 4)
 
 
@@ -56,12 +59,13 @@ class ScriptedModelAPI(ModelAPI):
     def __init__(self, model_name: str, base_url: str | None = None, api_key: str | None = None,
                  config: GenerateConfig = GenerateConfig(), **model_args: Any) -> None:
         super().__init__(model_name, base_url, api_key, [], config)
-        if model_name not in POLICIES:
-            raise ValueError(f"unknown scripted model 'ecom/{model_name}'; available: "
-                             + ", ".join(f"ecom/{p}" for p in POLICIES))
-        if model_args:  # `-M` options configure nothing here: refuse them rather than ignore them
-            raise ValueError(f"scripted model 'ecom/{model_name}' takes no model args, got: "
-                             + ", ".join(sorted(model_args)))
+        with input_errors():  # the message alone, not a traceback
+            if model_name not in POLICIES:
+                raise ValueError(f"unknown scripted model 'ecom/{model_name}'; available: "
+                                 + ", ".join(f"ecom/{p}" for p in POLICIES))
+            if model_args:  # `-M` options configure nothing here: refuse them rather than ignore them
+                raise ValueError(f"scripted model 'ecom/{model_name}' takes no model args, got: "
+                                 + ", ".join(sorted(model_args)))
 
     async def count_text_tokens(self, text: str) -> int:
         return _tokens(text)
@@ -75,9 +79,7 @@ class ScriptedModelAPI(ModelAPI):
         hidden = info.hidden if policy.reads_hidden_goal else None
         action = policy.act(to_neutral(input), hidden, EpisodeStatus.from_dict(info.status))
         output = self._output(action)
-        prompt = sum(_tokens(m.text) for m in input)
-        output.usage = ModelUsage(input_tokens=prompt, output_tokens=_tokens(output.message.text or "x"),
-                                  total_tokens=prompt + _tokens(output.message.text or "x"))
+        output.usage = ModelUsage(input_tokens=0, output_tokens=0, total_tokens=0)
         return output
 
     def _output(self, action: AgentAction) -> ModelOutput:

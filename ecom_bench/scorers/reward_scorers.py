@@ -10,7 +10,6 @@ succeed, tau-bench) and pass@k (at least one does), which only mean something fo
 
 from __future__ import annotations
 
-import json
 import math
 from collections import defaultdict
 from collections.abc import Callable
@@ -31,6 +30,7 @@ from inspect_ai.solver import TaskState
 from inspect_ai.util import store_as
 
 from ecom_bench.rewards import FAILURE_SCORE
+from ecom_bench.scorers._answer import answer_text
 from ecom_bench.scorers._store import EpisodeStore
 
 SCORE_PARTS = ("task", "efficiency", "hallucination", "total", "success")
@@ -181,7 +181,7 @@ def total_score() -> Scorer:
         final = outcome["final_state"]
         return Score(
             value=float(outcome["reward"]["total"]),
-            answer=json.dumps(final.get("final_answer") or {"cart": final.get("cart")}, ensure_ascii=False),
+            answer=answer_text(final, info.env),
             explanation=outcome["explanation"],
             metadata={
                 "env": info.env,

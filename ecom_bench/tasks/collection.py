@@ -14,6 +14,7 @@ from inspect_ai import Task, task
 from ecom_bench.envs import COLLECTIONS, resolve_envs
 from ecom_bench.envs.context import DEFAULT_CATALOG_SIZE
 from ecom_bench.tasks._builder import DEFAULT_SAMPLES, env_task, reject_unknown_params
+from ecom_bench.tasks._errors import input_errors
 
 
 @task
@@ -35,11 +36,12 @@ def collection(envs: str = "C8", difficulty: int = 0, samples: int = DEFAULT_SAM
         embedder: "wordllama" (offline default) or "st:<model name or local path>".
         **unknown: Refused by name (a misspelt `-T` parameter would otherwise run the default).
     """
-    reject_unknown_params("collection", unknown, collection)
-    if not isinstance(envs, str):  # `-T envs=` arrives as None, `-T envs=5` as an int
-        raise ValueError(f"envs must name a collection ({', '.join(COLLECTIONS)}) or a comma list of "
-                         f"environments, got {envs!r}")
-    names = resolve_envs(envs)
-    label = str(envs).strip().upper() if str(envs).strip().upper() in COLLECTIONS else "+".join(names)
-    return env_task(label, difficulty=difficulty, samples=samples, seed=seed, strict=strict, catalog=catalog,
-                    catalog_size=catalog_size, catalog_seed=catalog_seed, embedder=embedder, envs=names)
+    with input_errors():
+        reject_unknown_params("collection", unknown, collection)
+        if not isinstance(envs, str):  # `-T envs=` arrives as None, `-T envs=5` as an int
+            raise ValueError(f"envs must name a collection ({', '.join(COLLECTIONS)}) or a comma list of "
+                             f"environments, got {envs!r}")
+        names = resolve_envs(envs)
+        label = str(envs).strip().upper() if str(envs).strip().upper() in COLLECTIONS else "+".join(names)
+        return env_task(label, difficulty=difficulty, samples=samples, seed=seed, strict=strict, catalog=catalog,
+                        catalog_size=catalog_size, catalog_seed=catalog_seed, embedder=embedder, envs=names)

@@ -13,6 +13,7 @@ from inspect_ai import Task, task
 
 from ecom_bench.envs.context import DEFAULT_CATALOG_SIZE
 from ecom_bench.tasks._builder import DEFAULT_SAMPLES, env_task, reject_unknown_params
+from ecom_bench.tasks._errors import input_errors
 
 _PARAMS_DOC = """
 
@@ -34,9 +35,11 @@ def _env_task(env_name: str, summary: str) -> Callable[..., Task]:
     def make(difficulty: int = 0, samples: int = DEFAULT_SAMPLES, seed: int = 0, strict: bool = True,
              catalog: str = "synthetic", catalog_size: int = DEFAULT_CATALOG_SIZE, catalog_seed: int = 0,
              embedder: str = "wordllama", **unknown: Any) -> Task:
-        reject_unknown_params(env_name, unknown, make)
-        return env_task(env_name, difficulty=difficulty, samples=samples, seed=seed, strict=strict,
-                        catalog=catalog, catalog_size=catalog_size, catalog_seed=catalog_seed, embedder=embedder)
+        with input_errors():
+            reject_unknown_params(env_name, unknown, make)
+            return env_task(env_name, difficulty=difficulty, samples=samples, seed=seed, strict=strict,
+                            catalog=catalog, catalog_size=catalog_size, catalog_seed=catalog_seed,
+                            embedder=embedder)
 
     make.__name__ = make.__qualname__ = env_name
     make.__doc__ = summary + _PARAMS_DOC

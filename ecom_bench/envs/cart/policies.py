@@ -201,6 +201,7 @@ class CartHeuristic:
         items = [_parse_item(p) for p in _split_items(users[0].text)]
         by_query = {it.query: it for it in items}
         cart: list[dict[str, Any]] = []
+        carted: dict[str, dict[str, Any]] = {}  # every product that was ever in the cart, by id
         history: list[dict[str, Any]] | None = None
         for call, result in tool_results(messages):
             data = result.json() or {}
@@ -214,18 +215,23 @@ class CartHeuristic:
                 cart = data["cart"].get("lines", [])
             if isinstance(data, dict) and "lines" in data:
                 cart = data["lines"]
+            carted.update((ln["product_id"], ln) for ln in cart if "product_id" in ln)
         said = [m.text for m in messages if m.role == "assistant" and not m.tool_calls]
         asked = any("?" in t for t in said)
         for it in items:
             it.choose()
-        confirmed = False
-        for u in users[1:]:
-            confirmed = self._absorb_reply(u.text, items, cart) or confirmed
-        if history is not None:  # a product was rejected: look for the item among what the customer viewed
+        # a product refused once stays refused, even after it left the cart
+        confirmed = self._absorb_replies(users[1:], items, list(carted.values()))
+        if history is not None and any(it.rejected for it in items):
+            # look for a refused item among what the customer viewed: choose afresh from all of it (the
+            # first pick after the refusal saw only the search results), then bind the customer's
+            # variants and counts to the new choice
             for it in items:
                 if it.rejected:
                     it.candidates = [c for c in it.candidates if c["product_id"] not in it.rejected] + history
+                    it.choice = None
                     it.choose()
+            confirmed = self._absorb_replies(users[1:], items, list(carted.values()))
         failed = {(c.name, json.dumps(c.arguments, sort_keys=True)) for c, r in tool_results(messages) if r.error}
         room = max(0, status.calls_left)
         n = len(messages)
@@ -286,18 +292,27 @@ class CartHeuristic:
         best = max(scored, default=(0.0, -1))
         return items[best[1]] if best[0] > 0.3 else (items[0] if len(items) == 1 else None)
 
-    def _absorb_reply(self, text: str, items: list[_Item], cart: list[dict[str, Any]]) -> bool:
+    def _absorb_replies(self, replies: list[Message], items: list[_Item], carted: list[dict[str, Any]]) -> bool:
+        """Absorb the customer's replies in order; True if one confirms the order."""
+        confirmed = False
+        for reply in replies:
+            confirmed = self._absorb_reply(reply.text, items, carted) or confirmed
+        return confirmed
+
+    def _absorb_reply(self, text: str, items: list[_Item], carted: list[dict[str, Any]]) -> bool:
         """Update beliefs from one customer reply; True if it confirms the order.
 
         A sentence about an item that names one of its variants sets the variant (the
         last one named: "it's the Red one, but I need Blue"); a number in it sets the
-        quantity ("I need 4 of them, not 1"); a sentence quoting a cart line's full title
-        and saying no to it rejects that product for its item.
+        quantity ("I need 4 of them, not 1"); a sentence quoting the full title of a
+        product that was in the cart (`carted`: then, not only now) and saying no to it
+        rejects that product for its item. Matching against the current cart alone made
+        the agent swap a refused product back in whenever it had just removed it.
         """
         for sentence in re.split(r"(?<=[.!?;])\s+", text):
             low = sentence.lower()
             refused = re.search(r"n't|\bnot\b|\bremove\b|\bdon't\b", low)
-            line = max(cart, key=lambda ln: _similarity(str(ln.get("title", "")), sentence), default=None)
+            line = max(carted, key=lambda ln: _similarity(str(ln.get("title", "")), sentence), default=None)
             if line is not None and _similarity(str(line.get("title", "")), sentence) < 0.8:
                 line = None
             if line is not None and refused:

@@ -43,6 +43,14 @@ def classify_request(text: str) -> str:
     return "discovery"
 
 
+def _answered(env: str, view: list[Message]) -> bool:
+    """Whether the request's final tool (of `env`) already succeeded in this view."""
+    from ecom_bench.envs import get_env
+
+    final_tool = get_env(env).final_tool
+    return any(m.role == "tool" and m.tool_name == final_tool and not m.error for m in view)
+
+
 def _norm(text: str) -> str:
     return re.sub(r"\s+", " ", text).strip()
 
@@ -53,28 +61,52 @@ class _Delegating:
     name = "journey"
     reads_hidden_goal = False
     sub_policy = "heuristic"
+    #: Hand a request to another env when the customer's follow-ups name it (`_reroute`): the
+    #: heuristic's; the random floor and the adversarial policies keep their first routing.
+    reroutes = False
 
     def _env_of(self, opening: str, index: int, hidden: dict[str, Any] | None) -> tuple[str, dict[str, Any] | None]:
         return classify_request(opening), None
 
     def act(self, messages: list[Message], hidden: dict[str, Any] | None, status: EpisodeStatus) -> AgentAction:
-        from ecom_bench.envs import get_env
-
         segments = request_segments([(m.role, m.text) for m in messages])
         if not segments:
             return AgentAction(text="Hello! How can I help you today?")
         # The active request is the one whose segment holds the latest message.
         k, (opening, indices) = max(enumerate(segments), key=lambda s: s[1][1][-1])
         env, sub_hidden = self._env_of(opening, k, hidden)
-        final_tool = get_env(env).final_tool
         view = [messages[0]] + [self._as_atomic(messages[i]) for i in indices]
-        if any(m.role == "tool" and m.tool_name == final_tool and not m.error for m in view):
-            return AgentAction(text=DONE_TEXT)
+        prefix = f"r{k}-"
+        if _answered(env, view):
+            retry = self._reroute(env, messages, indices) if self.reroutes else None
+            if retry is None:
+                return AgentAction(text=DONE_TEXT)
+            env, view = retry
+            prefix += f"{env}-"  # the shorter view numbers its calls afresh
         action = get_policy(env, self.sub_policy).act(view, sub_hidden, status)
         # Keep call ids unique across requests (sub-policies number them by position).
-        calls = tuple(replace(c, id=f"r{k}-{c.id}") for c in action.tool_calls)
+        calls = tuple(replace(c, id=f"{prefix}{c.id}") for c in action.tool_calls)
         return AgentAction(text=action.text, tool_calls=calls)
 
+    def _reroute(self, env: str, messages: list[Message], indices: list[int]) -> tuple[str, list[Message]] | None:
+        """The request handed to another env, when the customer answered our "That's done" without
+        moving on and their words now name a different kind of request (noise had hidden the cue:
+        "the current statsu of ..."). Without this the agent said "That's done" until they left.
+
+        The new env's policy sees the request's opening and everything from the first "That's done"
+        on: what the wrong env did is no part of its task.
+        """
+        first_done = next((i for i in indices if messages[i].role == "assistant" and messages[i].text == DONE_TEXT),
+                          None)
+        if first_done is None or not any(messages[i].role == "user" for i in indices if i > first_done):
+            return None
+        words = " ".join(self._as_atomic(messages[i]).text for i in indices if messages[i].role == "user")
+        new_env = classify_request(words)
+        if new_env == env:
+            return None
+        view = [messages[0], self._as_atomic(messages[indices[0]])] + [
+            messages[i] for i in indices if i > first_done and messages[i].text != DONE_TEXT]
+        return None if _answered(new_env, view) else (new_env, view)
 
     @staticmethod
     def _as_atomic(m: Message) -> Message:
@@ -102,6 +134,7 @@ class JourneyOracle(_Delegating):
 class JourneyHeuristic(_Delegating):
     name = "heuristic"
     sub_policy = "heuristic"
+    reroutes = True
 
 
 class JourneyRandom(_Delegating):
