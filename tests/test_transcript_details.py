@@ -106,5 +106,5 @@ def test_scripted_agents_report_no_token_usage_and_journey_answers_in_the_log(tm
     usage = log.stats.model_usage["ecom/oracle"]
     assert (usage.input_tokens, usage.output_tokens, usage.total_tokens) == (0, 0, 0)
     [sample] = log.samples
-    shown = json.loads(sample.scores["episode_scorer"].answer)
-    assert len(shown) == len(sample.scores["episode_scorer"].metadata["hidden_goal"]["goal"]["intents"])
+    shown = json.loads(sample.scores["total"].answer)
+    assert len(shown) == len(sample.scores["total"].metadata["hidden_goal"]["goal"]["intents"])
