@@ -129,44 +129,28 @@ def _success_explanation(outcome: dict) -> str:
 _PART_METRICS: list[Metric] = [mean(), stderr(), env_mean()]
 
 
-@scorer(metrics=_PART_METRICS, name="task")
-def task_score() -> Scorer:
-    """r_task: the verifier's verdict on the hidden goal (-1 on a hard fail)."""
+def _part_scorer(part: str, explain: Callable[[dict], str], metrics: list[Metric], doc: str) -> Callable[[], Scorer]:
+    """Register the scorer of one reward part under the part's own name (its log column)."""
 
-    async def score(state: TaskState, target: Target) -> Score:
-        return _outcome_or_failure(state, "task", _task_explanation)
+    def make() -> Scorer:
+        async def score(state: TaskState, target: Target) -> Score:
+            return _outcome_or_failure(state, part, explain)
 
-    return score
+        return score
 
-
-@scorer(metrics=_PART_METRICS, name="efficiency")
-def efficiency_score() -> Scorer:
-    """r_eff: fewer agent-caused turns score higher."""
-
-    async def score(state: TaskState, target: Target) -> Score:
-        return _outcome_or_failure(state, "efficiency", _efficiency_explanation)
-
-    return score
+    make.__name__ = make.__qualname__ = f"{part}_score"
+    make.__doc__ = doc
+    return scorer(metrics=metrics, name=part)(make)
 
 
-@scorer(metrics=_PART_METRICS, name="hallucination")
-def hallucination_score() -> Scorer:
-    """r_hall: 0, or negative for ids the agent invented."""
-
-    async def score(state: TaskState, target: Target) -> Score:
-        return _outcome_or_failure(state, "hallucination", _hallucination_explanation)
-
-    return score
-
-
-@scorer(metrics=[*_PART_METRICS, pass_k()], name="success")
-def success_score() -> Scorer:
-    """1 when the task is solved exactly with no hard fail; pass^k/pass@k over epochs."""
-
-    async def score(state: TaskState, target: Target) -> Score:
-        return _outcome_or_failure(state, "success", _success_explanation)
-
-    return score
+task_score = _part_scorer("task", _task_explanation, _PART_METRICS,
+                          "r_task: the verifier's verdict on the hidden goal (-1 on a hard fail).")
+efficiency_score = _part_scorer("efficiency", _efficiency_explanation, _PART_METRICS,
+                                "r_eff: fewer agent-caused turns score higher.")
+hallucination_score = _part_scorer("hallucination", _hallucination_explanation, _PART_METRICS,
+                                   "r_hall: 0, or negative for ids the agent invented.")
+success_score = _part_scorer("success", _success_explanation, [*_PART_METRICS, pass_k()],
+                             "1 when the task is solved exactly with no hard fail; pass^k/pass@k over epochs.")
 
 
 @scorer(metrics=_PART_METRICS, name="total")
