@@ -110,7 +110,8 @@ def _slot_phrases(task) -> tuple[dict[str, list[str]], list[str]]:  # noqa: ANN0
     elif env in ("discovery", "substitution"):
         from ecom_bench.envs.discovery.user import fmt
 
-        said += [user._category_word()] + ([user.original_name] if env == "substitution" else [])
+        noun = user._noun()
+        said += [noun.one, noun.many] + ([user.original_name] if env == "substitution" else [])
         for c in user.stated_constraints():
             v = fmt(c.value)
             slots.setdefault(c.slot, []).extend({
