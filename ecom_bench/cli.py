@@ -37,21 +37,22 @@ def _level(value: str) -> int:
         raise argparse.ArgumentTypeError(str(e)) from None
 
 
-def _int_at_least(minimum: int) -> Callable[[str], int]:
+def _int_at_least(minimum: int, maximum: int | None = None) -> Callable[[str], int]:
     """An argparse type: an integer >= minimum (seeds and indices as the Inspect tasks accept them)."""
     def parse(value: str) -> int:
         try:
             number = int(value)
         except ValueError:
             number = minimum - 1
-        if number < minimum:
-            raise argparse.ArgumentTypeError(f"must be an integer >= {minimum}, got {value!r}")
+        if number < minimum or (maximum is not None and number > maximum):
+            bound = f"between {minimum} and {maximum}" if maximum is not None else f">= {minimum}"
+            raise argparse.ArgumentTypeError(f"must be an integer {bound}, got {value!r}")
         return number
 
     return parse
 
 
-_count, _non_negative = _int_at_least(1), _int_at_least(0)
+_count, _non_negative, _port = _int_at_least(1), _int_at_least(0), _int_at_least(0, 65535)
 
 
 def _common(p: argparse.ArgumentParser) -> None:
@@ -126,7 +127,8 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     print(f"sweep: {len(grid.models)} model(s) x {len(grid.envs)} env(s) x d {list(grid.difficulties)} = "
           f"{grid.tasks} tasks of {grid.samples} samples x {grid.epochs} epoch(s); logs in {args.log_dir} "
           "(a rerun completes only what is missing)", file=sys.stderr, flush=True)
-    done, logs = run_sweep(grid, args.log_dir, max_tasks=args.max_tasks, display=args.display)
+    done, logs = run_sweep(grid, args.log_dir, max_tasks=args.max_tasks, display=args.display,
+                           log_dir_allow_dirty=args.log_dir_allow_dirty)
     failed = [log for log in logs if log.status != "success"]
     if not done or failed:
         print(f"ecom-bench: {len(failed)} of {len(logs)} tasks did not finish; rerun the same command to retry "
@@ -215,6 +217,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--max-tasks", type=_count, default=None, help="tasks run in parallel (Inspect's default)")
     p.add_argument("--display", default=None, choices=["full", "conversation", "rich", "plain", "log", "none"],
                    help="Inspect's progress display")
+    p.add_argument("--log-dir-allow-dirty", action="store_true",
+                   help="let the log dir also hold logs of other runs (e.g. the same grid with other --samples); "
+                        "the leaderboard counts each episode once, from its newest log")
     p.add_argument("--catalog", default="synthetic")
     p.add_argument("--catalog-size", type=_count, default=DEFAULT_CATALOG_SIZE)
     p.set_defaults(fn=cmd_sweep)
@@ -238,7 +243,7 @@ def main(argv: list[str] | None = None) -> int:
     p.set_defaults(fn=cmd_build_index)
     p = sub.add_parser("serve", help="serve the environments over OpenEnv (HTTP + WebSocket sessions)")
     p.add_argument("--host", default="127.0.0.1")
-    p.add_argument("--port", type=_non_negative, default=8000)
+    p.add_argument("--port", type=_port, default=8000)
     p.add_argument("--envs", default="C8", help="a collection (C1, C2, C4, C8) or a comma list of envs")
     p.add_argument("-d", "--difficulty", type=_difficulty, default=6, help="a level d >= 0, or 'adaptive'")
     p.add_argument("--max-sessions", type=_count, default=None,

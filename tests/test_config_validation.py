@@ -108,6 +108,7 @@ def test_missing_catalogue_name_is_named():
     ("", "envs must name a collection"),
     (" , ", "envs must name a collection"),
     ("cart,cart", "envs='cart,cart' names an environment twice"),
+    ("cart,,tracking", "has an empty name between commas"),
     (None, "envs must name a collection (C1, C2, C4, C8) or a comma list of environments, got None"),
     (5, "got 5"),
 ])
@@ -209,6 +210,7 @@ def _argparse_error(capsys, argv: list[str]) -> str:
     (["play", "cart", "-d", "true"], "difficulty must be a non-negative integer, got 'true'"),
     (["build-index", "--catalog-size", "abc"], "argument --catalog-size: invalid int value: 'abc'"),
     (["teleport"], "invalid choice: 'teleport'"),
+    (["serve", "--port", "99999"], "argument --port: must be an integer between 0 and 65535, got '99999'"),
 ])
 def test_cli_argument_errors(capsys, argv, message):
     assert message in _argparse_error(capsys, argv)

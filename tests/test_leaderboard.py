@@ -124,3 +124,19 @@ def test_bad_sweep_and_leaderboard_input_is_one_clear_error(argv, message, capsy
 def test_leaderboard_of_a_folder_without_logs(tmp_path, capsys):
     assert main(["leaderboard", str(tmp_path)]) == 2
     assert "no ecom_bench samples" in capsys.readouterr().err
+
+
+def test_leaderboard_of_an_interrupted_sweep_says_so(tmp_path, capsys):
+    """Logs that hold no finished sample (a sweep stopped at once) get their own advice."""
+    from inspect_ai import eval as inspect_eval
+    from inspect_ai.log import read_eval_log, write_eval_log
+
+    from ecom_bench.tasks import cart
+
+    [log] = inspect_eval(cart(samples=1, catalog_size=TEST_CATALOG_SIZE), model="ecom/oracle",
+                         log_dir=str(tmp_path / "done"), display="none")
+    started = read_eval_log(log.location).model_copy(update={"status": "started", "samples": None,
+                                                             "results": None})
+    write_eval_log(started, str(tmp_path / "stopped" / "stopped.eval"))
+    assert main(["leaderboard", str(tmp_path / "stopped")]) == 2
+    assert "an interrupted sweep? Rerun `ecom-bench sweep`" in capsys.readouterr().err

@@ -170,7 +170,11 @@ def test_plain_text_and_structured_actions():
     structured = parse_action({"content": "", "tool_calls": [
         {"id": "c1", "type": "function", "function": {"name": "cart_view", "arguments": {}}}]})
     assert structured.tool_calls == (ToolCallRequest("cart_view", {}, "c1"),)
-    for bad in (None, 3, ["text"], {"content": 5}, {"tool_calls": "x"}):
+    # OpenAI's content parts (the red team's finding: they were refused)
+    parts = {"role": "assistant", "content": [{"type": "text", "text": "Which "}, {"type": "text", "text": "size?"}]}
+    assert parse_action(parts) == AgentAction("Which size?")
+    for bad in (None, 3, ["text"], {"content": 5}, {"tool_calls": "x"}, {"content": [{"type": "image_url"}]},
+                {"content": [{"type": "text", "text": 5}]}, {"content": ["hi"]}):
         with pytest.raises(TypeError):
             parse_action(bad)
 

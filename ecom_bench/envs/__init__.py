@@ -53,9 +53,11 @@ def resolve_envs(spec: str) -> tuple[str, ...]:
     text = str(spec).strip()
     if text.upper() in COLLECTIONS:
         return COLLECTIONS[text.upper()]
-    names = tuple(n.strip() for n in text.split(",") if n.strip())
-    if not names:
+    names = tuple(n.strip() for n in text.split(","))
+    if not any(names):
         raise ValueError(f"envs must name a collection ({', '.join(COLLECTIONS)}) or environments, got {spec!r}")
+    if not all(names):
+        raise ValueError(f"envs={spec!r} has an empty name between commas")
     for n in names:
         if n not in ENVIRONMENTS:
             raise ValueError(f"unknown environment {n!r} in envs={spec!r}; environments: "

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pandas as pd
 from inspect_ai.analysis import EvalInfo, EvalModel, SampleSummary, samples_df
+from inspect_ai.log import list_eval_logs
 
 from ecom_bench.scorers import SCORE_PARTS
 
@@ -37,6 +38,10 @@ def read_episodes(log_dir: str | Path) -> Episodes:
         raise ValueError(f"log directory does not exist: {str(log_dir)!r}")
     raw = samples_df(str(path), columns=SampleSummary + EvalModel + EvalInfo, quiet=True)
     if raw.empty or "metadata_env" not in raw.columns:
+        logs = len(list_eval_logs(str(path)))
+        if logs:
+            raise ValueError(f"the {logs} log(s) under {str(log_dir)!r} hold no finished ecom_bench sample: "
+                             "an interrupted sweep? Rerun `ecom-bench sweep` with the same arguments to complete it")
         raise ValueError(f"no ecom_bench samples in the logs under {str(log_dir)!r} "
                          "(run `ecom-bench sweep` or `inspect eval ecom_bench/...` with --log-dir first)")
     missing = [f"score_{p}" for p in SCORE_PARTS if f"score_{p}" not in raw.columns]

@@ -144,6 +144,21 @@ def parse_text(text: str) -> AgentAction:
     return AgentAction(visible.strip())
 
 
+def _content_text(content: Any) -> str:
+    """A message's content: a string, or OpenAI's list of content parts (their text parts joined)."""
+    if content is None or isinstance(content, str):
+        return content or ""
+    if isinstance(content, list) and all(isinstance(part, dict) for part in content):
+        kinds = {part.get("type") for part in content} - {"text"}
+        if kinds:
+            raise TypeError(f"an action's content parts must be text, got {', '.join(sorted(map(str, kinds)))}")
+        texts = [part.get("text") for part in content]
+        if all(isinstance(t, str) for t in texts):
+            return "".join(texts)  # type: ignore[arg-type]
+    raise TypeError("an action's content must be a string or a list of text parts "
+                    f"{{'type': 'text', 'text': ...}}, got {type(content).__name__}")
+
+
 def parse_action(action: Action) -> AgentAction:
     """Any accepted action → the core action. Raises TypeError for a value that is no action at all
     (a programming error, not model output)."""
@@ -152,9 +167,7 @@ def parse_action(action: Action) -> AgentAction:
     if isinstance(action, str):
         return parse_text(action)
     if isinstance(action, dict):
-        content = action.get("content") or ""
-        if not isinstance(content, str):
-            raise TypeError(f"an action's content must be a string, got {type(content).__name__}")
+        content = _content_text(action.get("content"))
         calls = action.get("tool_calls") or []
         if not isinstance(calls, list):
             raise TypeError(f"an action's tool_calls must be a list, got {type(calls).__name__}")
