@@ -11,6 +11,10 @@
 * oos_oracle (second red team): what sells out mid-dialogue is drawn from the products that
   fit the request best, so searching twice and filtering on what vanished is a side channel.
   It stayed at 0 of 40 per d (few products qualify at high d); held to the bar here.
+* bundle_template (third red team): submits the public template of the project named in the
+  opening. When the task's category count equalled the template's size, the hidden list was
+  the template (10 of 60 at d = 12 on the test catalogue). Now a task never requires all of a
+  template or all but one; also held to the bar when guessing the template minus two.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ import pytest
 from conftest import examples, long_run
 from ecom_bench.runner import make_episode, run_policy
 from red_team.bundle_blind import BundleBlind
+from red_team.bundle_template import BundleTemplate, guessing
 from red_team.oos_oracle import OOSOracle
 from red_team.returns_probe import ReturnsProbe
 
@@ -27,6 +32,8 @@ pytestmark = pytest.mark.reliability
 
 CASES = [pytest.param("bundle", BundleBlind, id="bundle_blind"),
          pytest.param("returns", ReturnsProbe, id="returns_probe"),
+         pytest.param("bundle", BundleTemplate, id="bundle_template"),
+         pytest.param("bundle", guessing(2), id="bundle_template-minus-two"),
          pytest.param("discovery", lambda: OOSOracle("discovery"), id="oos_oracle-discovery"),
          pytest.param("substitution", lambda: OOSOracle("substitution"), id="oos_oracle-substitution")]
 

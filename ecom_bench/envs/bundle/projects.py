@@ -76,11 +76,15 @@ def _validate() -> None:
 _validate()
 
 
+#: Categories of the primary project's template that a task always leaves out (see `compose`).
+UNREQUIRED_PER_PROJECT = 2
+
+
 def compose(n: int, rng: random.Random, available: Callable[[str], bool]) -> tuple[list[Project], list[str]]:
     """The projects of one task and its n required categories (in the order the shopper lists them).
 
-    The primary project contributes as many categories as it can (a seeded sample when
-    it has more than n); further projects fill the rest. Only categories for which
+    The primary project contributes a seeded sample of its categories, never more than all
+    but UNREQUIRED_PER_PROJECT of them; further projects fill the rest. Only categories for which
     `available(category)` holds (the world's catalogue has in-stock products in them)
     are used.
     """
@@ -92,7 +96,10 @@ def compose(n: int, rng: random.Random, available: Callable[[str], bool]) -> tup
     primary = rng.choice(candidates)
     chosen = [primary]
     pool = usable[primary.name]
-    required = sorted(rng.sample(pool, min(n, len(pool))), key=pool.index)
+    # Never the whole template, nor all of it but one: the templates are public, so a shopping
+    # list equal to one (or one short of it) could be guessed without reading the request.
+    share = min(n, max(len(pool) - UNREQUIRED_PER_PROJECT, min(n, 3)))
+    required = sorted(rng.sample(pool, share), key=pool.index)
     others = [p for p in PROJECTS if p is not primary]
     rng.shuffle(others)
     for extra in others:
