@@ -93,6 +93,10 @@ PRODUCT_SCHEMA = pa.schema(
     ]
 )
 
+#: Bump when the table layout (`PRODUCT_SCHEMA`) or the cache file format changes: part of
+#: the key of cached catalogues.
+STORAGE_VERSION = 1
+
 #: Products kept made in a catalogue's cache (~2 KB each): every product of the test and
 #: default catalogues, the working set of episodes on a 2M one.
 PRODUCT_CACHE_SIZE = 1 << 17
@@ -282,7 +286,8 @@ class Catalog:
         path = Path(path)
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_name(f".{path.name}.{os.getpid()}.{uuid.uuid4().hex[:8]}.tmp")
-        table = self.table.combine_chunks().replace_schema_metadata({"ecom_bench.catalog_name": self.name})
+        table = self.table.combine_chunks().replace_schema_metadata(
+            {"ecom_bench.catalog_name": self.name, "ecom_bench.fingerprint": self.fingerprint})
         try:
             with pa.OSFile(str(tmp), "wb") as sink, pa.ipc.new_file(sink, table.schema) as writer:
                 writer.write_table(table, max_chunksize=max(1, table.num_rows))
@@ -299,7 +304,10 @@ class Catalog:
             table = pa.ipc.open_file(source).read_all()
         meta = table.schema.metadata or {}
         stored = meta.get(b"ecom_bench.catalog_name", b"catalog").decode()
-        return cls.from_table(table.replace_schema_metadata(None), name=name or stored)
+        cat = cls.from_table(table.replace_schema_metadata(None), name=name or stored)
+        if b"ecom_bench.fingerprint" in meta:  # computed when saved: a 2M catalogue need not rehash
+            cat.__dict__["fingerprint"] = meta[b"ecom_bench.fingerprint"].decode()
+        return cat
 
     # -- products -------------------------------------------------------------------
     def _make(self, i: int) -> Product:

@@ -36,6 +36,7 @@ import pyarrow as pa
 
 from ecom_bench.catalog.catalog import (
     PRODUCT_SCHEMA,
+    STORAGE_VERSION,
     VARIANT_TYPE,
     Catalog,
     cache_root,
@@ -178,10 +179,10 @@ def catalog_name(n_products: int, seed: int) -> str:
 def generator_version() -> str:
     """A hash of the sources that decide the synthetic products: part of the on-disk cache
     key, so a changed generator never serves a stale catalogue."""
-    from ecom_bench.catalog import catalog, models, naming, taxonomy, variants
+    from ecom_bench.catalog import models, naming, taxonomy, variants
 
-    h = hashlib.sha256()
-    for mod in (sys.modules[__name__], catalog, models, naming, taxonomy, variants):
+    h = hashlib.sha256(f"storage {STORAGE_VERSION}".encode())
+    for mod in (sys.modules[__name__], models, naming, taxonomy, variants):
         h.update(Path(mod.__file__ or "").read_bytes())
     return h.hexdigest()[:12]
 
