@@ -156,10 +156,34 @@ def cmd_play(args: argparse.Namespace) -> None:
                               strict=args.strict))
 
 
+def _catalog_arg(value: str) -> tuple[str, int | None]:
+    """'synthetic:2000000' is 'synthetic' with --catalog-size 2000000 (the issue's spelling)."""
+    source, sep, size = value.rpartition(":")
+    if sep and source == "synthetic":
+        try:
+            return source, int(size)
+        except ValueError:
+            raise ValueError(f"catalog {value!r}: the size after 'synthetic:' must be an integer") from None
+    return value, None
+
+
 def cmd_build_index(args: argparse.Namespace) -> None:
+    """Build every cached piece in turn (catalogue, vectors, vector index, BM25), each with
+    its own progress bar and timing; a piece already cached loads instead, so rerunning an
+    interrupted build resumes it (the embedding resumes mid-way)."""
+    source, size = _catalog_arg(args.catalog)
+    spec = CatalogSpec(source, args.catalog_size if args.catalog_size is not None else size)
     start = time.perf_counter()
-    ctx = load_context(CatalogSpec(args.catalog, args.catalog_size), args.embedder)
-    ctx.search_engine.warm()
+    ctx = load_context(spec, args.embedder)
+    print(f"catalogue: {len(ctx.catalog):,} products in {time.perf_counter() - start:.1f}s", file=sys.stderr)
+    t = time.perf_counter()
+    vi = ctx.search_engine.vector_index
+    how = f"nprobe {vi.index.nprobe}, recall@10 {vi.recall_at_10:.3f}" if vi.recall_at_10 is not None else "exact"
+    print(f"vector index ({vi.kind}, {how}, {'cached' if vi.from_cache else 'built'}) in "
+          f"{time.perf_counter() - t:.1f}s", file=sys.stderr)
+    t = time.perf_counter()
+    _ = ctx.search_engine.lexical
+    print(f"BM25 index in {time.perf_counter() - t:.1f}s", file=sys.stderr)
     print(f"index ready for {len(ctx.catalog)} products ({args.embedder}) in {time.perf_counter() - start:.1f}s")
 
 
@@ -236,8 +260,8 @@ def main(argv: list[str] | None = None) -> int:
                    help="the published rule: a tool call with bad arguments ends the game with -1 "
                         "(default: the error comes back and the game goes on)")
     p.set_defaults(fn=cmd_play)
-    p = sub.add_parser("build-index", help="build and cache the search index")
-    p.add_argument("--catalog", default="synthetic")
+    p = sub.add_parser("build-index", help="build and cache the catalogue and its search indexes (resumable)")
+    p.add_argument("--catalog", default="synthetic", help="'synthetic', 'synthetic:SIZE', a path or a dataset id")
     p.add_argument("--catalog-size", type=int, default=None)
     p.add_argument("--embedder", default="wordllama")
     p.set_defaults(fn=cmd_build_index)

@@ -306,3 +306,56 @@ def test_listed_details_become_the_variants_and_stated_ones_stay_fixed(tmp_path,
     assert [(v.attribute, v.value, v.price, v.stock) for v in dress.variants] == [
         ("size", "S", 30.0, 3), ("size", "M", 30.0, 2), ("size", "L", 30.0, 2)]
     assert [(v.attribute, v.value) for v in cat.get("K1").variants] == [("option", "Standard")]
+
+
+def test_amazon_schema_parquet_is_read_in_batches_with_malformed_rows(tmp_path, hf_tmp, monkeypatch):
+    """The 2M-row path: a parquet file in the Amazon/Amazebay metadata schema is read record
+    batch by record batch (pyarrow iter_batches, no `datasets` copy), each batch turned into
+    Arrow columns at once; malformed rows are skipped or defaulted as in one pass."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    import ecom_bench.catalog.loaders as loaders
+
+    rows = []
+    for i in range(23):
+        r = {"parent_asin": f"A{i:04d}", "title": f"Thing {i}", "description": json.dumps([f"d{i}"]),
+             "main_category": "Home", "categories": json.dumps(["Home", "Kitchen"]), "store": "S",
+             "price": f"${i + 1}.50", "average_rating": "4.5", "rating_number": str(i),
+             "features": json.dumps(["f"]), "details": json.dumps({"Color": "Red"})}
+        if i == 3:
+            r["title"] = ""  # no title: skipped
+        if i == 5:
+            r["price"] = "call us"  # unparseable price: skipped
+        if i == 7:
+            r["details"] = "{not json"  # malformed details: no attributes
+        if i == 9:
+            r["parent_asin"] = "A0001"  # duplicate id: the first row wins
+        if i == 11:
+            r["average_rating"] = "lots"  # unparseable rating: 0.0
+        if i == 13:
+            r["categories"] = "[]"  # empty path: main_category
+        rows.append(r)
+    src = tmp_path / "amazebay.parquet"
+    pq.write_table(pa.Table.from_pylist(rows), src, row_group_size=5)
+    monkeypatch.setattr(loaders, "_BATCH_ROWS", 4)  # many batches
+    seen_batches: list[int] = []
+    real = loaders._parquet_batches
+
+    def counting(files, columns):
+        for b in real(files, columns):
+            seen_batches.append(b[1])
+            yield b
+
+    monkeypatch.setattr(loaders, "_parquet_batches", counting)
+    cat = load_catalog(src, cache_dir=hf_tmp)
+    assert len(seen_batches) > 3 and sum(seen_batches) == 23
+    ids = [p.id for p in cat]
+    assert ids == [f"A{i:04d}" for i in range(23) if i not in (3, 5, 9)]
+    assert cat["A0007"].attributes == {} and cat["A0011"].rating == 0.0
+    assert cat["A0013"].category == ("Home",) and cat["A0000"].category == ("Home", "Kitchen")
+    assert cat["A0002"].price == 3.5 and cat["A0002"].description == "d2"
+    # the same rows as JSON lines (through `datasets`) give the same catalogue
+    via_json = load_catalog(_write_jsonl(tmp_path / "amazebay.jsonl", rows), cache_dir=hf_tmp)
+    assert via_json.products == cat.products
+    assert load_catalog(src, cache_dir=hf_tmp, limit=5).products == cat.products[:5]

@@ -12,7 +12,7 @@ import pytest
 
 from ecom_bench.catalog import Catalog, Product
 from ecom_bench.catalog.embedders import get_embedder
-from ecom_bench.catalog.index import index_cache_path, load_or_build_index, resolve_kind
+from ecom_bench.catalog.index import FLAT_MAX_N, index_cache_path, load_or_build_index, resolve_kind
 from ecom_bench.catalog.search import SearchEngine, SearchFilters, SearchHit, tokenize
 
 CHARGERS = ("Electronics", "Chargers & Power", "Wall Chargers")
@@ -275,14 +275,19 @@ def test_cache_dir_from_env_and_engine_uses_cache(catalog, tmp_path, monkeypatch
 
 
 def test_ivf_kind(catalog, tmp_path):
-    assert resolve_kind("auto", 200_000) == "flat" and resolve_kind("auto", 200_001) == "ivf"
+    assert FLAT_MAX_N == 50_000  # exact search up to here, IVF above
+    assert resolve_kind("auto", FLAT_MAX_N) == "flat" and resolve_kind("auto", FLAT_MAX_N + 1) == "ivf"
     with pytest.raises(ValueError, match="hnsw"):
         resolve_kind("hnsw", 10)
     eng = SearchEngine(catalog, cache_dir=tmp_path, index_kind="ivf")
     assert isinstance(eng.vector_index.index, faiss.IndexIVF)
     assert eng.vector_index.path.name.endswith("-ivf.faiss")
     assert eng.search("SonicWave Keypad K270", limit=1)[0].product.id == "P038"
-    assert SearchEngine(catalog, cache_dir=tmp_path, index_kind="ivf").vector_index.from_cache
+    again = SearchEngine(catalog, cache_dir=tmp_path, index_kind="ivf").vector_index
+    assert again.from_cache and again.index.nprobe == eng.vector_index.index.nprobe
+    # IVF keeps the exact vectors beside it: vector() and the re-scored candidates are exact
+    flat = SearchEngine(catalog, cache_dir=tmp_path, index_kind="flat").vector_index
+    assert np.array_equal(again.vector(5), flat.vector(5))
 
 
 def test_lazy_build_once_under_threads(catalog, tmp_path):

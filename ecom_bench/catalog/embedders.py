@@ -89,22 +89,28 @@ def _check_texts(texts: Sequence[str]) -> list[str]:
     return out
 
 
+#: Distinct words whose token ids an embedder keeps (a synthetic catalogue has a few thousand).
+_WORD_CACHE_MAX = 1_000_000
+
+
 class WordLlamaEmbedder:
     """The wordllama static embedding (l2_supercat, 256-d) shipped in the wheel.
 
     The model loads lazily, once per process (shared by every instance), under a lock.
-    About 23k titles/s on 2 cores; 0.05 ms per single query.
+    About 30k catalogue texts/s on 2 cores (loaded); 0.05 ms per single query.
     """
 
     name = "wordllama-l2_supercat-256"
     _model: Any = None
-    _lock = threading.Lock()
+    _tokenizer: Any = None
+    _lock = threading.RLock()
 
     def __init__(self, dim: int = 256) -> None:
         if dim != 256:
             # The wheel ships only the 256-d weights; truncated dims would need a download.
             raise ValueError(f"WordLlamaEmbedder supports dim=256 only (the shipped weights), got {dim}")
         self._dim = dim
+        self._word_ids: dict[str, list[int]] = {}
 
     @property
     def dim(self) -> int:
@@ -124,7 +130,57 @@ class WordLlamaEmbedder:
                     )
         return cls._model
 
+    @classmethod
+    def _plain_tokenizer(cls) -> Any:
+        """The model's tokenizer without padding (wordllama's pads every batch to its longest text)."""
+        if cls._tokenizer is None:
+            from tokenizers import Tokenizer
+
+            with cls._lock:
+                if cls._tokenizer is None:
+                    tok = Tokenizer.from_str(cls._load().tokenizer.to_str())
+                    tok.no_padding()
+                    tok.no_truncation()
+                    cls._tokenizer = tok
+        return cls._tokenizer
+
+    def _token_ids(self, texts: list[str]) -> list[list[int]]:
+        """Each text's token ids, exactly as wordllama's tokenizer gives them, tokenising each
+        distinct word once. Its SentencePiece BPE normalises " " to "▁" and has no vocabulary
+        piece with "▁" after its first character, so no merge crosses a word boundary: a text's
+        ids are its words' ids in order (a text with leading, trailing or repeated spaces is
+        tokenised whole). Catalogue texts repeat a small vocabulary, so this is ~10x faster."""
+        tok = self._plain_tokenizer()
+        cache = self._word_ids
+        if len(cache) > _WORD_CACHE_MAX:  # a fresh dict: other threads keep the one they hold
+            cache = self._word_ids = {}
+        split: list[list[str] | None] = []
+        missing: set[str] = set()
+        whole: list[int] = []
+        for j, t in enumerate(texts):
+            if "  " in t or t[0] == " " or t[-1] == " ":
+                split.append(None)
+                whole.append(j)
+                continue
+            words = t.split(" ")
+            split.append(words)
+            missing.update(w for w in words if w not in cache)
+        if missing:
+            todo = list(missing)
+            for w, enc in zip(todo, tok.encode_batch(todo, add_special_tokens=False), strict=True):
+                cache[w] = enc.ids
+        out: list[list[int]] = [[i for w in words for i in cache[w]] if words is not None else []
+                                for words in split]
+        if whole:
+            for j, enc in zip(whole, tok.encode_batch([texts[j] for j in whole], add_special_tokens=False),
+                              strict=True):
+                out[j] = enc.ids
+        return out
+
     def encode(self, texts: Sequence[str], batch_size: int = 256) -> np.ndarray:
+        """Mean of the token embeddings, L2-normalised: bit for bit what wordllama's
+        ``embed(norm=False)`` gives (then normalised), computed on texts grouped by token count
+        (no padded positions to multiply by zero) from cached word tokenisations."""
         texts = _check_texts(texts)
         if batch_size < 1:
             raise ValueError(f"batch_size must be >= 1, got {batch_size}")
@@ -136,14 +192,25 @@ class WordLlamaEmbedder:
         idx = np.flatnonzero(~blank)
         if idx.size == 0:
             return out
-        model = self._load()
-        todo = [texts[i] for i in idx]
-        # norm=False: wordllama's own normalisation divides by zero on empty token lists.
+        table = self._load().embedding
+        vocab_max = table.shape[0] - 1
         chunk = max(batch_size, 1) * 64
-        for s in range(0, len(todo), chunk):
-            part = todo[s : s + chunk]
-            vecs = model.embed(part, norm=False, return_np=True, batch_size=batch_size)
-            out[idx[s : s + len(part)]] = normalize_rows(np.asarray(vecs, dtype=np.float32))
+        for s in range(0, idx.size, chunk):
+            rows = idx[s : s + chunk]
+            ids = self._token_ids([texts[i] for i in rows])
+            lengths = np.fromiter(map(len, ids), dtype=np.int64, count=len(ids))
+            sums = np.zeros((len(ids), self._dim), dtype=np.float32)
+            for length in np.unique(lengths):
+                if length == 0:
+                    continue
+                same = np.flatnonzero(lengths == length)
+                for b in range(0, same.size, batch_size):
+                    part = same[b : b + batch_size]
+                    mat = np.array([ids[j] for j in part], dtype=np.int32)
+                    np.clip(mat, 0, vocab_max, out=mat)
+                    # the same reduction wordllama's avg_pool does (sum over axis 1, then / count)
+                    sums[part] = np.sum(table[mat], axis=1, dtype=np.float32) / np.float32(length)
+            out[rows] = normalize_rows(sums)
         return out
 
     def __repr__(self) -> str:

@@ -63,7 +63,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from ecom_bench.catalog.catalog import Catalog
+from ecom_bench.catalog.catalog import Catalog, products_to_table
 from ecom_bench.catalog.models import Product, Variant
 
 __all__ = ["NATIVE_COLUMNS", "load_catalog", "save_catalog"]
@@ -513,34 +513,86 @@ def load_catalog(
         raise ValueError(f"limit must be >= 0 or None, got {limit!r}")
     if not (missing_price == "skip" or isinstance(missing_price, (int, float))):
         raise ValueError(f"missing_price must be 'skip' or a number, got {missing_price!r}")
-    ds = _load_dataset(source, split, cache_dir)
-    mapper = _Mapper(list(ds.column_names), missing_price)
-    products: list[Product] = []
+    local = Path(source).expanduser()
+    parquet = _local_files(local)[1] if local.exists() and _local_files(local)[0] == "parquet" else None
+    if parquet is not None:  # read in record batches straight from the files (no Arrow cache copy)
+        ds = None
+        columns, total_rows = _parquet_columns(parquet)
+        mapper = _Mapper(columns, missing_price)
+        batches = _parquet_batches(parquet, mapper.needed)
+    else:
+        ds = _load_dataset(source, split, cache_dir)
+        mapper = _Mapper(list(ds.column_names), missing_price)
+        total_rows = len(ds)
+        batches = _batches(ds, mapper.needed)
+    # Products exist one record batch at a time: each batch becomes Arrow columns at once,
+    # so a 2M-row file never holds 2M Product objects.
+    tables: list[Any] = []
+    kept = 0
     seen: set[str] = set()
     done = limit == 0
     if not done:
-        for batch, n, row0 in _batches(ds, mapper.needed):
+        for batch, n, row0 in batches:
+            chunk: list[Product] = []
             for p in mapper.products(batch, n, row0):
                 if p.id in seen:
                     mapper.skipped["duplicate"] += 1
                     continue
                 seen.add(p.id)
-                products.append(p)
-                if limit is not None and len(products) >= limit:
+                chunk.append(p)
+                if limit is not None and kept + len(chunk) >= limit:
                     done = True
                     break
+            if chunk:
+                tables.append(products_to_table(chunk))
+                kept += len(chunk)
             if done:
                 break
     skipped = {k: v for k, v in mapper.skipped.items() if v}
     if skipped:
         log.info("load_catalog(%s): skipped rows %s", source, skipped)
-    if not products and limit != 0:
-        raise ValueError(f"catalogue {source} has no usable products: {len(ds)} rows, skipped {skipped or 'none'} "
+    if not kept and limit != 0:
+        raise ValueError(f"catalogue {source} has no usable products: {total_rows} rows, skipped {skipped or 'none'} "
                          "(every product needs a title and a price)")
     if name is None:
         p = Path(str(source))
         name = p.stem if (isinstance(source, Path) or Path(source).expanduser().exists()) else str(source)
-    return Catalog(products, name=name)
+    import pyarrow as pa
+
+    table = pa.concat_tables(tables) if tables else products_to_table(())
+    return Catalog.from_table(table, name=name)
+
+
+def _parquet_columns(files: list[str]) -> tuple[list[str], int]:
+    """The column names of the first file (its schema decides the mapping) and the total rows."""
+    import pyarrow.parquet as pq
+    from pyarrow import ArrowException
+
+    try:
+        metas = [pq.ParquetFile(f) for f in files]
+    except (ArrowException, OSError) as e:
+        raise ValueError(f"could not read catalogue {files[0]}: {type(e).__name__}: {e}") from e
+    return list(metas[0].schema_arrow.names), sum(m.metadata.num_rows for m in metas)
+
+
+def _parquet_batches(files: list[str], columns: list[str]) -> Iterator[tuple[dict[str, list[Any]], int, int]]:
+    """Column lists per record batch of each parquet file in turn (`pyarrow.parquet.iter_batches`);
+    a column a later file lacks reads as missing values."""
+    import pyarrow.parquet as pq
+    from pyarrow import ArrowException
+
+    row0 = 0
+    for f in files:
+        try:
+            pf = pq.ParquetFile(f)
+            have = [c for c in columns if c in pf.schema_arrow.names]
+            for rb in pf.iter_batches(batch_size=_BATCH_ROWS, columns=have):
+                n = rb.num_rows
+                batch = {c: (rb.column(c).to_pylist() if c in have else [None] * n) for c in columns}
+                yield batch, n, row0
+                row0 += n
+        except ArrowException as e:
+            raise ValueError(f"could not read catalogue {f}: {type(e).__name__}: {e}") from e
 
 
 def save_catalog(catalog: Catalog, path: str | Path) -> Path:

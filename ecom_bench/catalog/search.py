@@ -24,21 +24,26 @@ from __future__ import annotations
 import logging
 import os
 import re
+import shutil
 import threading
-from collections.abc import Mapping, Sequence
+import uuid
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ecom_bench.catalog.embedders import Embedder, get_embedder
-from ecom_bench.catalog.index import IndexKind, VectorIndex, load_or_build_index
+from ecom_bench.catalog.index import IndexKind, VectorIndex, default_cache_dir, load_or_build_index
 from ecom_bench.catalog.models import Product
 
 if TYPE_CHECKING:
     from ecom_bench.catalog.catalog import Catalog
 
-__all__ = ["RRF_K", "SearchEngine", "SearchFilters", "SearchHit", "tokenize"]
+__all__ = ["RRF_K", "SearchEngine", "SearchFilters", "SearchHit", "tokenize", "tokenize_corpus"]
+
+log = logging.getLogger(__name__)
 
 RRF_K = 60
 _TYPO_WEIGHT = 0.5
@@ -176,6 +181,22 @@ class _CompiledFilters:
         self.ship = f.max_ship_days
         self.attrs = {_norm(k): _norm(v) for k, v in f.attributes.items()} if f.attributes else None
 
+    def column_mask(self, catalog: Catalog, rows: np.ndarray) -> np.ndarray:
+        """The price, rating, shipping and brand tests on the catalogue's columns for `rows`
+        (the same comparisons `__call__` makes on a product)."""
+        ok = np.ones(rows.size, dtype=bool)
+        if self.lo is not None:
+            ok &= ~(catalog.prices[rows] < self.lo)
+        if self.hi is not None:
+            ok &= ~(catalog.prices[rows] > self.hi)
+        if self.rating is not None:
+            ok &= ~(catalog.ratings[rows] < self.rating)
+        if self.ship is not None:
+            ok &= ~(catalog.ship_days[rows] > self.ship)
+        if self.brand is not None:
+            ok &= catalog.folded_brands[rows] == self.brand
+        return ok
+
     def __call__(self, p: Product) -> bool:
         if self.lo is not None and p.price < self.lo:
             return False
@@ -233,10 +254,40 @@ def _top_by_score(scores: np.ndarray, k: int) -> np.ndarray:
     return cand[np.lexsort((cand, -scores[cand]))]
 
 
-class _Lexical:
-    """bm25s over tokenised search texts, plus one-edit typo expansion."""
+#: Bump when `tokenize` or the lexical index layout changes: part of the BM25 cache key.
+LEXICAL_VERSION = 1
 
-    def __init__(self, texts: Sequence[str]) -> None:
+
+def tokenize_corpus(texts: Iterable[str]) -> tuple[list[list[int]], dict[str, int]]:
+    """Every text's `tokenize` tokens as ids into a vocabulary (first appearance order),
+    tokenising each distinct whitespace-separated word once: no token spans whitespace, so
+    a text's tokens are its words' tokens in order. A text without tokens gets the empty
+    token "" (bm25s's placeholder), as `bm25s` would be given ``[""]``."""
+    vocab: dict[str, int] = {}
+    word_ids: dict[str, list[int]] = {}
+    corpus: list[list[int]] = []
+    for text in texts:
+        ids: list[int] = []
+        for word in text.split():
+            got = word_ids.get(word)
+            if got is None:
+                got = [vocab.setdefault(t, len(vocab)) for t in tokenize(word)]
+                if len(word_ids) < 2_000_000:
+                    word_ids[word] = got
+            ids.extend(got)
+        corpus.append(ids or [vocab.setdefault("", len(vocab))])
+    return corpus, vocab
+
+
+class _Lexical:
+    """bm25s over tokenised search texts, plus one-edit typo expansion.
+
+    Built from token ids (`tokenize_corpus`); with `cache_path`, saved there after a build
+    and loaded memory-mapped (``bm25s`` ``mmap=True``) when present, so a 2M-product index
+    costs page cache rather than heap."""
+
+    def __init__(self, texts: Iterable[str] | None = None, *, cache_path: Path | None = None,
+                 show_progress: bool = False) -> None:
         import bm25s
 
         # bm25s sets its own logger to DEBUG at import, so its chatter reaches any
@@ -244,14 +295,41 @@ class _Lexical:
         bm25_log = logging.getLogger("bm25s")
         if bm25_log.level == logging.DEBUG:
             bm25_log.setLevel(logging.NOTSET)
-        corpus = [tokenize(t) or [""] for t in texts]
-        self.bm25 = bm25s.BM25(backend="numpy")
-        self.bm25.index(corpus, show_progress=False)
+        self.bm25: Any = None
+        if cache_path is not None and (cache_path / "params.index.json").exists():
+            try:
+                self.bm25 = bm25s.BM25.load(str(cache_path), mmap=True)
+            except (OSError, ValueError, KeyError) as e:
+                log.warning("BM25 cache %s is unreadable (%s); rebuilding", cache_path, e)
+        if self.bm25 is None:
+            if texts is None:
+                raise ValueError("no texts to index and no cached BM25 index")
+            corpus, vocab = tokenize_corpus(texts)
+            self.bm25 = bm25s.BM25(backend="numpy")
+            self.bm25.index((corpus, vocab), show_progress=show_progress)
+            del corpus
+            if cache_path is not None:
+                self._save(cache_path)
         self.vocab: dict[str, int] = self.bm25.vocab_dict
-        self.n = len(texts)
-        self._df = np.diff(np.asarray(self.bm25.scores["indptr"]))  # documents per token id
+        self.n = int(self.bm25.scores["num_docs"])
+        self._data = self.bm25.scores["data"]
+        self._indices = self.bm25.scores["indices"]
+        self._indptr = np.asarray(self.bm25.scores["indptr"])
+        self._df = np.diff(self._indptr)  # documents per token id
         self._typo_cache: dict[str, tuple[int, ...]] = {}
         self._lock = threading.Lock()
+
+    def _save(self, path: Path) -> None:
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.{uuid.uuid4().hex[:8]}.tmp")
+        try:
+            self.bm25.save(str(tmp))
+            if path.exists():
+                shutil.rmtree(path, ignore_errors=True)
+            os.replace(tmp, path)
+        except OSError as e:
+            log.warning("could not write BM25 cache %s (%s); continuing uncached", path, e)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
 
     def _corrections(self, tok: str) -> tuple[int, ...]:
         hit = self._typo_cache.get(tok)
@@ -270,6 +348,18 @@ class _Lexical:
             self._typo_cache[tok] = ids
         return ids
 
+    def _scores_from_ids(self, ids: list[int]) -> np.ndarray:
+        """BM25 scores of every document for these token ids: bm25s's sum, done with one
+        scatter-add per token (a token's postings name each document once, so this is the
+        float32 arithmetic of bm25s's ``np.add.at``, several times faster)."""
+        if self.bm25.nonoccurrence_array is not None:  # pragma: no cover - BM25L/BM25+ only
+            return self.bm25.get_scores_from_ids(ids)
+        scores = np.zeros(self.n, dtype=np.float32)
+        for t in ids:
+            a, b = int(self._indptr[t]), int(self._indptr[t + 1])
+            scores[self._indices[a:b]] += self._data[a:b]
+        return scores
+
     def scores(self, query: str) -> np.ndarray:
         exact: list[int] = []
         fuzzy: list[int] = []
@@ -281,13 +371,23 @@ class _Lexical:
                 fuzzy.extend(self._corrections(tok))
         total = np.zeros(self.n, dtype=np.float32)
         if exact:
-            total += self.bm25.get_scores_from_ids(exact)
+            total += self._scores_from_ids(exact)
         if fuzzy:
-            total += _TYPO_WEIGHT * self.bm25.get_scores_from_ids(fuzzy)
+            total += _TYPO_WEIGHT * self._scores_from_ids(fuzzy)
         return total
 
     def top(self, query: str, k: int) -> np.ndarray:
         return _top_by_score(self.scores(query), k)
+
+
+#: Catalogues from this size keep their BM25 index on disk (smaller ones build it in < 1 s).
+LEXICAL_CACHE_MIN = 50_000
+
+
+def _iter_texts(catalog: Catalog, chunk: int = 1 << 16) -> Iterator[str]:
+    texts = catalog.search_texts()
+    for s in range(0, len(texts), chunk):
+        yield from texts[s : s + chunk].to_pylist()
 
 
 class SearchEngine:
@@ -342,7 +442,10 @@ class SearchEngine:
         if self._lexical is None:
             with self._llock:
                 if self._lexical is None:
-                    self._lexical = _Lexical([p.search_text() for p in self.catalog.products])
+                    path = (default_cache_dir(self.cache_dir) / f"{self.catalog.fingerprint}-bm25-v{LEXICAL_VERSION}"
+                            if self.use_cache and len(self.catalog) >= LEXICAL_CACHE_MIN else None)
+                    self._lexical = _Lexical(_iter_texts(self.catalog), cache_path=path,
+                                             show_progress=len(self.catalog) >= LEXICAL_CACHE_MIN)
         return self._lexical
 
     def warm(self) -> SearchEngine:
@@ -384,6 +487,9 @@ class SearchEngine:
     ) -> list[SearchHit]:
         products = self.catalog.products
         check = filters.compile() if filters is not None and not filters.is_empty else None
+        if check is not None and pool:  # the column tests first: products are made only for the rest
+            keep = check.column_mask(self.catalog, np.fromiter((i for i, _ in pool), np.int64, len(pool)))
+            pool = [c for c, ok in zip(pool, keep.tolist(), strict=True) if ok]
         hits: list[SearchHit] = []
         for i, s in pool:
             p = products[i]

@@ -23,11 +23,27 @@ from __future__ import annotations
 import bisect
 import gc
 import hashlib
+import logging
 import math
+import os
 import random
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
 
-from ecom_bench.catalog.catalog import Catalog
-from ecom_bench.catalog.models import Product
+import pyarrow as pa
+
+from ecom_bench.catalog.catalog import (
+    PRODUCT_SCHEMA,
+    STORAGE_VERSION,
+    VARIANT_TYPE,
+    Catalog,
+    cache_root,
+    products_to_table,
+    progress,
+    table_from_columns,
+)
 from ecom_bench.catalog.taxonomy import (
     LINE_MODIFIERS,
     MARKETPLACE_STORES,
@@ -38,7 +54,9 @@ from ecom_bench.catalog.taxonomy import (
 )
 from ecom_bench.catalog.variants import synthesize_variants, variant_attribute
 
-__all__ = ["generate_synthetic_catalog", "product_id"]
+__all__ = ["generate_synthetic_catalog", "product_id", "synthetic_cache_path"]
+
+log = logging.getLogger(__name__)
 
 #: Share of products sold by a marketplace seller rather than the brand's own store.
 P_MARKETPLACE = 0.35
@@ -149,28 +167,77 @@ def _leaf_order() -> list[tuple[Leaf, TopCategory]]:
     return order
 
 
-def generate_synthetic_catalog(n_products: int = 20_000, seed: int = 0) -> Catalog:
+#: Rows generated per Arrow record batch: the Python lists of one batch are all that is
+#: held at once besides the finished batches.
+CHUNK_ROWS = 1 << 16
+
+
+def catalog_name(n_products: int, seed: int) -> str:
+    return f"synthetic-{n_products}-s{seed}"
+
+
+def generator_version() -> str:
+    """A hash of the sources that decide the synthetic products: part of the on-disk cache
+    key, so a changed generator never serves a stale catalogue."""
+    from ecom_bench.catalog import models, naming, taxonomy, variants
+
+    h = hashlib.sha256(f"storage {STORAGE_VERSION}".encode())
+    for mod in (sys.modules[__name__], models, naming, taxonomy, variants):
+        h.update(Path(mod.__file__ or "").read_bytes())
+    return h.hexdigest()[:12]
+
+
+def synthetic_cache_path(n_products: int, seed: int, cache_dir: str | os.PathLike[str] | None = None) -> Path:
+    return cache_root(cache_dir) / "catalog" / f"{catalog_name(n_products, seed)}-{generator_version()}.arrow"
+
+
+def generate_synthetic_catalog(n_products: int = 20_000, seed: int = 0, *, use_cache: bool = False,
+                               cache_dir: str | os.PathLike[str] | None = None,
+                               show_progress: bool = True) -> Catalog:
     """A deterministic catalogue of `n_products` products (name "synthetic-{n}-s{seed}").
 
     Products are spread evenly over every leaf (each leaf gets n // n_leaves or one
     more; with n >= 10 every top category is present, with n >= n_leaves every leaf).
     Ids are product_id(0..n-1). Short names (title before the first comma) are unique.
+
+    Written straight into Arrow columns (no `Product` objects). With `use_cache`, the
+    catalogue is read from (memory-mapped) or written to `synthetic_cache_path`.
     """
     if not isinstance(n_products, int) or isinstance(n_products, bool) or n_products < 0:
         raise ValueError(f"n_products must be a non-negative integer, got {n_products!r}")
+    path = synthetic_cache_path(n_products, seed, cache_dir) if use_cache else None
+    if path is not None and path.exists():
+        try:
+            cat = Catalog.open(path, name=catalog_name(n_products, seed))
+            if len(cat) == n_products:
+                return cat
+            log.warning("synthetic catalogue cache %s has %d rows, not %d; regenerating", path, len(cat), n_products)
+        except (OSError, ValueError, pa.ArrowException) as e:
+            log.warning("synthetic catalogue cache %s is unreadable (%s); regenerating", path, e)
     # Hundreds of thousands of small objects, none cyclic: the cyclic GC's repeated
     # generation scans would roughly double the build time.
     gc_was_enabled = gc.isenabled()
     gc.disable()
     try:
-        products = _generate(n_products, seed)
+        with progress(n_products, f"Generating {n_products:,} synthetic products", "product",
+                      show=show_progress) as bar:
+            batches = list(_generate(n_products, seed, bar.update))
     finally:
         if gc_was_enabled:
             gc.enable()
-    return Catalog(products, name=f"synthetic-{n_products}-s{seed}")
+    table = pa.concat_tables(batches) if batches else products_to_table(())
+    cat = Catalog.from_table(table, name=catalog_name(n_products, seed))
+    if path is not None:
+        try:
+            cat.save(path)
+            cat = Catalog.open(path, name=cat.name)  # the mapped file: the in-memory batches are freed
+        except OSError as e:
+            log.warning("could not write synthetic catalogue cache %s (%s); continuing uncached", path, e)
+    return cat
 
 
-def _generate(n_products: int, seed: int) -> list[Product]:
+def _generate(n_products: int, seed: int, advance: Callable[[int], object] = lambda k: None) -> Iterator[pa.Table]:
+    """The catalogue as `PRODUCT_SCHEMA` tables of up to CHUNK_ROWS rows, in order."""
     rng = _rng(seed, n_products)
 
     brand_store: dict[str, str] = {}
@@ -192,7 +259,14 @@ def _generate(n_products: int, seed: int) -> list[Product]:
     rng.shuffle(assignment)
 
     used: set[str] = set()
-    products: list[Product] = []
+    cols: dict[str, list[Any]] = {f: [] for f in PRODUCT_SCHEMA.names}
+    vcols: dict[str, list[Any]] = {f.name: [] for f in VARIANT_TYPE}
+    v_off = [0]
+    ids, titles, descriptions, categories = cols["id"], cols["title"], cols["description"], cols["category"]
+    brands, attrs_col, prices, ratings = cols["brand"], cols["attributes"], cols["price"], cols["rating"]
+    counts, ships, stocks, features, stores = (cols["rating_count"], cols["ship_days"], cols["stock"],
+                                               cols["features"], cols["store"])
+    v_ids, v_pids, v_attrs, v_values, v_prices, v_stocks = (vcols[f.name] for f in VARIANT_TYPE)
     rnd, gauss, lognormvariate = rng.random, rng.gauss, rng.lognormvariate
     log_stock_lo, log_stock_hi = math.log(5), math.log(500)
     n_mod = len(LINE_MODIFIERS)
@@ -254,22 +328,30 @@ def _generate(n_products: int, seed: int) -> list[Product]:
         stock = (
             0 if u < P_OUT_OF_STOCK else int(math.exp(log_stock_lo + (log_stock_hi - log_stock_lo) * rnd()))
         )
-        products.append(
-            Product(
-                id=pid,
-                title=title,
-                description=description,
-                category=leaf.path,
-                brand=brand,
-                attributes=attributes,
-                price=price,
-                rating=rating,
-                rating_count=rating_count,
-                ship_days=ship_days,
-                stock=stock,
-                features=tuple(feats),
-                store=store,
-                variants=synthesize_variants(pid, leaf.path, attributes, price, stock),
-            )
-        )
-    return products
+        ids.append(pid)
+        titles.append(title)
+        descriptions.append(description)
+        categories.append(leaf.path)
+        brands.append(brand)
+        attrs_col.append(list(attributes.items()))
+        prices.append(price)
+        ratings.append(rating)
+        counts.append(rating_count)
+        ships.append(ship_days)
+        stocks.append(stock)
+        features.append(feats)
+        stores.append(store)
+        for v in synthesize_variants(pid, leaf.path, attributes, price, stock):
+            v_ids.append(v.id)
+            v_pids.append(v.product_id)
+            v_attrs.append(v.attribute)
+            v_values.append(v.value)
+            v_prices.append(v.price)
+            v_stocks.append(v.stock)
+        v_off.append(len(v_ids))
+        if len(ids) == CHUNK_ROWS or i == n_products - 1:
+            yield table_from_columns(cols, v_off, vcols)
+            advance(len(ids))
+            for col in (*cols.values(), *vcols.values()):
+                col.clear()
+            v_off[:] = [0]

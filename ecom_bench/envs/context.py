@@ -80,7 +80,8 @@ def load_context(spec: CatalogSpec | None = None, embedder: str = DEFAULT_EMBEDD
             if spec.source == DEFAULT_CATALOG:
                 from ecom_bench.catalog.synthetic import generate_synthetic_catalog
 
-                catalog = generate_synthetic_catalog(spec.size or DEFAULT_CATALOG_SIZE, spec.seed)
+                # cached on disk (memory-mapped Arrow): a later process loads it instead of regenerating
+                catalog = generate_synthetic_catalog(spec.size or DEFAULT_CATALOG_SIZE, spec.seed, use_cache=True)
             else:
                 from ecom_bench.catalog.loaders import load_catalog
 
