@@ -54,6 +54,7 @@ from ecom_bench.catalog.catalog import fold
 from ecom_bench.catalog.naming import counted, product_noun
 from ecom_bench.catalog.taxonomy import attribute_label
 from ecom_bench.difficulty import Difficulty
+from ecom_bench.envs._catalog_index import catalog_index, in_stock_mask
 from ecom_bench.users.persona import PERSONA_DIMENSIONS, sample_persona
 from ecom_bench.world import World
 from ecom_bench.world.state import StockOut
@@ -183,7 +184,7 @@ MIN_BUDGET_CUT = 1 / 3
 
 def budget_binds(catalog: Catalog, leaf: str, budget: float) -> bool:
     """Whether the budget prices at least MIN_BUDGET_CUT of the leaf category's products out."""
-    prices = catalog.prices[catalog.by_leaf_category[leaf]]
+    prices = catalog.prices[catalog_index(catalog).leaf(leaf)]
     return bool(len(prices)) and float(np.mean(prices > budget)) >= MIN_BUDGET_CUT
 
 
@@ -356,15 +357,58 @@ class Pool:
 POOL_CACHE = 512
 
 
+#: Constraint kinds met in full or not at all (0/1): their rows come from per-catalogue indexes.
+_CATEGORICAL = ("category", "brand", "attribute")
+
+
+def _meeting_rows(catalog: Catalog, c: Constraint) -> np.ndarray:
+    """The rows whose satisfaction of the categorical constraint `c` is 1."""
+    if c.kind == "category":
+        return catalog_index(catalog).leaf(c.value)
+    if c.kind == "brand":
+        return catalog_index(catalog).brand(fold(c.value))
+    assert c.attribute is not None
+    return np.flatnonzero(catalog.offering(c.attribute, c.value))
+
+
+def _top_rows(catalog: Catalog, requirements: tuple[Constraint, ...], gate: Gate) -> tuple[np.ndarray, np.ndarray]:
+    """The pool's rows (best s(p) first, ties by catalogue order, gated, at most POOL_SIZE) and
+    their satisfaction matrix, without grading the whole catalogue when it need not be.
+
+    A product that meets only c of the categorical constraints (category, brand, attribute:
+    0 or 1 each) has s(p) <= (c + the numeric ones' count) / m. So grade first the products
+    meeting the most of them (found in the per-catalogue indexes), and stop at the level
+    below which nobody can reach the pool's last s(p); the same pool as grading every
+    product (the last resort, always right), which the tests check.
+    """
+    categorical = [c for c in requirements if c.kind in _CATEGORICAL]
+    numeric = len(requirements) - len(categorical)
+    m = max(1, len(requirements))
+    met = np.zeros(len(catalog), dtype=np.int16)
+    for c in categorical:
+        met[_meeting_rows(catalog, c)] += 1
+    for level in range(len(categorical), 0, -1):
+        rows = np.flatnonzero(met >= level)
+        if len(rows) < POOL_SIZE:
+            continue
+        sat = satisfaction_matrix(catalog, requirements, rows)
+        # The order is by numpy's mean, as the pool always was; grades use `mean_satisfaction`.
+        s = sat.mean(axis=1)
+        order = np.argsort(-s, kind="stable")
+        keep = order[gate.mask(catalog, rows[order])][:POOL_SIZE]
+        if len(keep) == POOL_SIZE and s[keep[-1]] > (level - 1 + numeric) / m:
+            return rows[keep], sat[keep]
+    sat = satisfaction_matrix(catalog, requirements)
+    order = np.argsort(-sat.mean(axis=1), kind="stable")
+    rows = order[gate.mask(catalog)[order]][:POOL_SIZE]
+    return rows, sat[rows]
+
+
 @lru_cache(maxsize=POOL_CACHE)
 def _pool(world_catalog: Catalog, engine: Any, requirements: tuple[Constraint, ...], gate: Gate,
           reference_id: str) -> Pool:
-    # The order is by numpy's mean, as the pool always was; grades use `mean_satisfaction`.
-    sat = satisfaction_matrix(world_catalog, requirements)
-    order = np.argsort(-sat.mean(axis=1), kind="stable")
-    rows = order[gate.mask(world_catalog)[order]][:POOL_SIZE]
+    rows, pool_sat = _top_rows(world_catalog, requirements, gate)
     ids = tuple(world_catalog.products[i].id for i in rows.tolist())
-    pool_sat = sat[rows]
     sims = (np.zeros(len(ids)) if engine is None or not ids
             else engine.similarities(reference_id, ids).astype(np.float64))
     return Pool(rows, ids, mean_satisfaction(pool_sat), np.all(pool_sat == 1.0, axis=1), sims)
@@ -391,10 +435,7 @@ def ideal_ranking(goal: RankingGoal, world: World) -> Ideal:
     pool = evaluation_pool(goal, world)
     base = goal.base_relevance(world.catalog, pool.rows, pool.s, pool.sims)
     span = (float(base.min()), float(base.max())) if len(base) else (0.0, 1.0)
-    products = world.catalog.products
-    in_stock = np.fromiter((world.in_stock(products[i]) for i in pool.rows.tolist()), dtype=bool,
-                           count=len(pool.rows))
-    rel = _relevances(pool.meets_all & in_stock, base, span)
+    rel = _relevances(pool.meets_all & in_stock_mask(world, pool.rows), base, span)
     ranked = sorted(((i, float(r)) for i, r in zip(pool.ids, rel.tolist()) if r > 0), key=lambda x: (-x[1], x[0]))
     return Ideal(ranked, span, list(pool.ids))
 
@@ -519,14 +560,29 @@ def search_shown(world: World, search: dict[str, Any]) -> set[str]:
     return {p.id for p in world.search(search["query"], SearchFilters(**args), search["limit"])}
 
 
-def settle_stock_outs(world: World, ranked: list[str], doomed: list[str], shown: set[str], k: int,
+def most_oracle_turns(k: int, doomed: int, budget: int) -> int:
+    """An upper bound on the oracle's turns (its search, then `oracle_plan`) whatever its search shows.
+
+    The plan views a prefix of the ranked list no longer than max(k, k − budget + doomed)
+    (by then it holds k − budget ids that stay in stock, and at most `budget` doomed ones
+    complete the answer), `budget` views a turn, the last turn ending with the answer.
+    """
+    return 2 + math.ceil(max(k, k - budget + doomed) / budget)
+
+
+def settle_stock_outs(world: World, ranked: list[str], doomed: list[str], search: dict[str, Any], k: int,
                       difficulty: Difficulty) -> list[str]:
     """Drop scheduled stock-outs (highest-ranked first) until the oracle's play fits T_max turns.
 
-    The oracle spends one turn on a search (the doomed ids it shows go out of stock),
-    then follows `oracle_plan` over what is left.
+    The oracle spends one turn on `search` (the doomed ids it shows go out of stock),
+    then follows `oracle_plan` over what is left. The search runs only when the bound
+    `most_oracle_turns` does not already fit (a catalogue search is the costliest part
+    of a reset, and whatever it shows, nothing is dropped then).
     """
     doomed = list(doomed)
+    if most_oracle_turns(k, len(doomed), difficulty.tool_budget) <= difficulty.max_turns:
+        return doomed
+    shown = search_shown(world, search)
 
     def turns() -> int:
         left = [i for i in ranked if not (i in shown and i in doomed)]

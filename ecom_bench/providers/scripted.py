@@ -3,7 +3,8 @@
 The provider turns Inspect messages into the core's neutral `Message`s and asks the
 env's scripted policy for the next action. Only a policy that declares
 `reads_hidden_goal` (the oracle) is handed the hidden goal from the sample's store;
-the heuristic sees exactly what a model sees. Usage is zero on every output: a script
+the heuristic sees exactly what a model sees. The policy reads the sample's live episode
+(`scorers._store.live_sample`, set by the solver), not the store. Usage is zero on every output: a script
 reads no tokens and pays for none, and an estimate would sit in the log beside real
 models' counts as if it were one (set explicitly, so no tokenizer or download is needed).
 """
@@ -22,11 +23,9 @@ from inspect_ai.model import (
     ModelUsage,
 )
 from inspect_ai.tool import ToolCall, ToolChoice, ToolInfo
-from inspect_ai.util import store_as
-
-from ecom_bench.agents import AgentAction, EpisodeStatus, Message, ToolCallRequest, get_policy
+from ecom_bench.agents import AgentAction, Message, ToolCallRequest, get_policy
 from ecom_bench.agents.adversarial import ADVERSARIAL_NAMES
-from ecom_bench.scorers._store import EpisodeStore
+from ecom_bench.scorers._store import live_sample
 from ecom_bench.tasks._errors import input_errors
 
 #: Scripted policies every environment provides (see `Environment.policies`), then the generic
@@ -72,12 +71,12 @@ class ScriptedModelAPI(ModelAPI):
 
     async def generate(self, input: list[ChatMessage], tools: list[ToolInfo], tool_choice: ToolChoice,
                        config: GenerateConfig) -> ModelOutput:
-        info = store_as(EpisodeStore)
-        if not info.env:
+        live = live_sample.get()
+        if live is None:
             raise RuntimeError("ecom/* scripted models only run inside ecom_bench tasks")
-        policy = get_policy(info.env, self.model_name)
-        hidden = info.hidden if policy.reads_hidden_goal else None
-        action = policy.act(to_neutral(input), hidden, EpisodeStatus.from_dict(info.status))
+        policy = get_policy(live.episode.env.name, self.model_name)
+        hidden = live.hidden if policy.reads_hidden_goal else None
+        action = policy.act(to_neutral(input), hidden, live.episode.status())
         output = self._output(action)
         output.usage = ModelUsage(input_tokens=0, output_tokens=0, total_tokens=0)
         return output

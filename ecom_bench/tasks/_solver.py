@@ -25,7 +25,7 @@ from inspect_ai.util import span, store_as
 from ecom_bench.conversation import AgentAction, Message, ToolCallRequest
 from ecom_bench.envs.context import CatalogSpec, load_context
 from ecom_bench.episode import Episode, new_episode
-from ecom_bench.scorers._store import EpisodeStore
+from ecom_bench.scorers._store import EpisodeStore, LiveSample, live_sample
 from ecom_bench.tasks import _prebuilt
 from ecom_bench.tools import episode_tools
 
@@ -74,19 +74,23 @@ def customer_conversation(strict: bool = True, catalog: CatalogSpec | None = Non
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         episode = sample_episode(state.metadata, strict, catalog, embedder)
+        hidden = episode.problem.hidden_state()
         info = store_as(EpisodeStore)
         info.env = episode.env.name
         info.difficulty = episode.difficulty.level
-        info.hidden = episode.problem.hidden_state()
+        info.hidden = hidden
         # The schemas the model sees; calls run through `Episode.step`, not through these.
-        state.tools = episode_tools(episode)
+        # Handed to generate as ToolDefs: `state.tools` holds them as Tools, which Inspect
+        # would re-parse into definitions on every generation.
+        tools = episode_tools(episode)
+        state.tools = tools
         state.messages = [ChatMessageSystem(content=episode.system_prompt()),
                           ChatMessageUser(content=episode.opening, metadata={"act": "opening"})]
         model = get_model()
+        live = live_sample.set(LiveSample(episode, hidden))
         try:
             while not episode.done:
-                info.status = episode.status().to_dict()
-                state.output = await model.generate(state.messages, state.tools)
+                state.output = await model.generate(state.messages, tools)
                 message = state.output.message
                 state.messages.append(message)
                 action = to_action(message)
@@ -99,8 +103,10 @@ def customer_conversation(strict: bool = True, catalog: CatalogSpec | None = Non
                             reply = episode.user_messages[-1]
                             transcript().info({"user_act": reply.act.value, "revealed": list(reply.revealed)})
                 state.messages.extend(to_inspect(observation, episode))
-                info.turns = episode.turns
         finally:
+            live_sample.reset(live)
+            # The store is written once at the end (each write re-validates the whole store
+            # and is a logged change): the scorers read it, the viewer shows it.
             outcome = episode.result()
             info.turns = outcome.turns
             info.user_acts = outcome.user_acts

@@ -36,6 +36,8 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, time, timedelta
 from typing import TYPE_CHECKING, Any, ClassVar
 
+import numpy as np
+
 from ecom_bench.catalog import Catalog, CatalogTooSparse, Product, draws
 from ecom_bench.catalog.naming import short_name
 from ecom_bench.catalog.taxonomy import LEAF_BY_PATH
@@ -423,8 +425,9 @@ class GroupProcess:
         """A leaf category for a new group among `leaves` (None when none suits)."""
         return rng.choice(leaves) if leaves else None
 
-    def product_ok(self, world: World, product: Product) -> bool:
-        return True
+    def usable(self, world: World, rows: np.ndarray) -> np.ndarray:
+        """Which of `rows` (catalogue rows of one leaf) a group may use, as a bool mask."""
+        return np.ones(len(rows), dtype=bool)
 
     def member(self, rng: random.Random, world: World, product: Product) -> MemberPlan:
         raise NotImplementedError
@@ -523,22 +526,27 @@ def background_leaves(world: World, rng: random.Random) -> list[str]:
     return leaves
 
 
-def _group_products(rng: random.Random, pool: list[Product], n: int, similar_share: float) -> list[Product]:
-    """n distinct products of one leaf; each after the first shares the first one's brand with
-    probability `similar_share` (when it can). The target is drawn among them afterwards, so
-    brand clusters say nothing about which member it is."""
-    anchor = rng.choice(pool)
-    rest = [p for p in pool if p.id != anchor.id]
+def _group_products(rng: random.Random, catalog: Catalog, pool: np.ndarray, n: int,
+                    similar_share: float) -> list[Product]:
+    """n distinct products of one leaf (`pool`: its usable rows); each after the first shares
+    the first one's brand with probability `similar_share` (when it can). The target is drawn
+    among them afterwards, so brand clusters say nothing about which member it is."""
+    from ecom_bench.envs._catalog_index import catalog_index
+
+    anchor = int(rng.choice(pool))
+    rest = pool[pool != anchor].tolist()
     rng.shuffle(rest)
-    same = [p for p in rest if p.brand == anchor.brand]
+    brand = catalog_index(catalog).brand_code
+    order = np.asarray(rest, dtype=np.int64)
+    same = order[brand[order] == brand[anchor]].tolist()
     picks = [anchor]
     while len(picks) < n and rest:
-        p = (same if same and rng.random() < similar_share else rest)[0]
-        picks.append(p)
-        rest.remove(p)
-        if p in same:
-            same.remove(p)
-    return picks
+        r = (same if same and rng.random() < similar_share else rest)[0]
+        picks.append(r)
+        rest.remove(r)
+        if r in same:
+            same.remove(r)
+    return [catalog.products[r] for r in picks]
 
 
 def build_order_history(world: World, rng: random.Random, process: GroupProcess, *, n_recent: int) -> OrderHistory:
@@ -553,6 +561,8 @@ def build_order_history(world: World, rng: random.Random, process: GroupProcess,
     Group leaves are never reused by a later build, so every earlier reference stays
     unique (E_JOURNEY). The caller picks a description of the target with `unique_references`.
     """
+    from ecom_bench.envs._catalog_index import catalog_index
+
     catalog = world.catalog
     b = _Builder(world, rng)
     n = max(1, n_recent)
@@ -565,10 +575,10 @@ def build_order_history(world: World, rng: random.Random, process: GroupProcess,
         if leaf is None:
             break
         free.remove(leaf)
-        pool = [catalog.products[i] for i in catalog.by_leaf_category[leaf]]
-        pool = [p for p in pool if process.product_ok(world, p)]
-        if pool:  # a leaf has dozens of products: fewer than n only at absurd d
-            groups.append((leaf, _group_products(rng, pool, n, process.similar_share)))
+        rows = catalog_index(catalog).leaf(leaf)
+        pool = rows[process.usable(world, rows)]
+        if len(pool):  # a leaf has dozens of products: fewer than n only at absurd d
+            groups.append((leaf, _group_products(rng, catalog, pool, n, process.similar_share)))
     if not groups:
         raise CatalogTooSparse.lacking(catalog, "leaf category for a look-alike order group that no order of "
                                                 "this account uses yet")

@@ -6,9 +6,12 @@ and the verifier reads it, so the three can never disagree (docs/design.md §Ups
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Literal
+
+import numpy as np
 
 from ecom_bench.catalog import Catalog, Product, Variant
 from ecom_bench._seeding import seeded_rng
@@ -201,14 +204,7 @@ def inject_distractors(world: World, products: list[Product], query: str, filter
     n = int(expected) + (1 if rng.random() < expected - int(expected) else 0)
     if n == 0:
         return products
-    shown = {p.id for p in products}
-    pool = [
-        world.catalog.products[i]
-        for i in world.catalog.by_leaf_category.get(products[0].leaf_category, [])
-        if world.catalog.products[i].id not in shown
-    ]
-    if filters is not None and hasattr(filters, "matches"):
-        pool = [p for p in pool if filters.matches(p)]
+    pool = distractor_pool(world.catalog, products, filters)
     if not pool:
         return products
     picks = rng.sample(pool, min(n, len(pool)))
@@ -216,3 +212,37 @@ def inject_distractors(world: World, products: list[Product], query: str, filter
     for p in picks:
         out.insert(rng.randrange(0, len(out) + 1), p)
     return out[:limit]
+
+
+def distractor_pool(catalog: Catalog, shown: list[Product], filters: Any) -> Sequence[Product]:
+    """The products of the first hit's leaf category that are not `shown` and pass `filters`, in
+    catalogue order: the leaf's rows and the filters' column tests from per-catalogue arrays
+    (`envs._catalog_index`), so a search does not walk the leaf in Python."""
+    from ecom_bench.catalog.catalog import fold
+    from ecom_bench.envs._catalog_index import RowProducts, catalog_index, rows_of
+
+    index = catalog_index(catalog)
+    rows = index.leaf(shown[0].leaf_category)
+    rows = rows[~np.isin(rows, rows_of(catalog, (p.id for p in shown)))]
+    if filters is None or not hasattr(filters, "matches"):
+        return RowProducts(catalog, rows)
+    bounds = [(catalog.prices, getattr(filters, "min_price", None), np.greater_equal),
+              (catalog.prices, getattr(filters, "max_price", None), np.less_equal),
+              (catalog.ratings, getattr(filters, "min_rating", None), np.greater_equal),
+              (catalog.ship_days, getattr(filters, "max_ship_days", None), np.less_equal)]
+    for column, bound, keep in bounds:
+        if bound is not None:
+            rows = rows[keep(column[rows], bound)]
+    brand = getattr(filters, "brand", None)
+    if brand and brand.strip():
+        rows = rows[catalog.folded_brands[rows] == fold(brand)]
+    category = getattr(filters, "category", None)
+    if category and category.strip() and len(rows):
+        # the category test reads only the product's path: decide it once per distinct path
+        codes = index.path_code[rows]
+        first = {c: int(r) for c, r in zip(codes[::-1].tolist(), rows[::-1].tolist())}
+        passing = [c for c, r in first.items() if type(filters)(category=category).matches(catalog.products[r])]
+        rows = rows[np.isin(codes, passing)]
+    if getattr(filters, "attributes", None):
+        rows = np.array([r for r in rows.tolist() if filters.matches(catalog.products[r])], dtype=np.int64)
+    return RowProducts(catalog, rows)

@@ -23,13 +23,16 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Iterator
+from collections.abc import Sequence
 from functools import cache
 from statistics import fmean
 
 from ecom_bench._seeding import derive_seed, seeded_rng
-from ecom_bench.catalog import Product
+import numpy as np
+
+from ecom_bench.catalog import Catalog
 from ecom_bench.difficulty import Difficulty
+from ecom_bench.envs._catalog_index import catalog_index, changed_rows, in_stock_mask, rows_of
 from ecom_bench.envs.base import SubTask
 from ecom_bench.envs.bundle.goal import BUDGET_SLOT, BundleConstraint, BundleGoal, BundleItem
 from ecom_bench.envs.bundle.projects import compose
@@ -60,15 +63,23 @@ def constraint_count(difficulty: Difficulty) -> int:
     return min(MAX_CONSTRAINTS, max(0, (difficulty.n_constraints - 2) // 2))
 
 
-def draw_constraints(count: int, rng: random.Random, pools: list[list[Product]]) -> list[BundleConstraint]:
-    """Up to `count` requirements that leave every pool at least two qualifying products."""
+def _qualifying(catalog: Catalog, rows: np.ndarray, constraints: Sequence[BundleConstraint]) -> np.ndarray:
+    """Which of `rows` meet every one of `constraints` (`BundleConstraint.satisfied`, on columns)."""
+    ok = np.ones(len(rows), dtype=bool)
+    for c in constraints:
+        ok &= c.mask(catalog, rows)
+    return ok
+
+
+def draw_constraints(count: int, rng: random.Random, catalog: Catalog,
+                          pools: list[np.ndarray]) -> list[BundleConstraint]:
+    """Up to `count` requirements that leave every pool (catalogue rows) at least two qualifying products."""
     chosen: list[BundleConstraint] = []
     kinds = sorted(CONSTRAINT_VALUES)
     rng.shuffle(kinds)
     for kind in kinds[:count]:
         feasible = [c for c in (BundleConstraint(kind, v) for v in CONSTRAINT_VALUES[kind])
-                    if all(sum(1 for p in pool if c.satisfied(p) and all(o.satisfied(p) for o in chosen)) >= 2
-                           for pool in pools)]
+                    if all(int(np.count_nonzero(_qualifying(catalog, pool, (c, *chosen)))) >= 2 for pool in pools)]
         if feasible:
             chosen.append(rng.choice(feasible))
     return chosen
@@ -77,25 +88,32 @@ def draw_constraints(count: int, rng: random.Random, pools: list[list[Product]])
 def build_bundle(world: World, seed: int, difficulty: Difficulty, intent: int = 0) -> SubTask:
     rng = seeded_rng("bundle", seed, difficulty.level)
     catalog = world.catalog
+    index = catalog_index(catalog)
     # Products another task of this world already schedules to sell out are never a choice.
-    doomed = {i for event in world.stock_outs for i in event.item_ids}
-
-    def choices(category: str) -> Iterator[Product]:
-        products = (catalog.products[i] for i in catalog.by_leaf_category.get(category, ()))
-        return (p for p in products if p.id not in doomed and world.in_stock(p))
+    doomed = rows_of(catalog, {i for event in world.stock_outs for i in event.item_ids})
 
     @cache  # the world's stock does not change while the task is built
-    def stocked(category: str) -> list[Product]:
-        return sorted(choices(category), key=lambda p: (p.price, p.id))
+    def stocked(category: str) -> np.ndarray:
+        """The category's in-stock choices as rows, cheapest first (ties by id)."""
+        rows = index.leaf(category)
+        rows = rows[in_stock_mask(world, rows) & ~np.isin(rows, doomed)]
+        return rows[np.lexsort((index.id_rank[rows], catalog.prices[rows]))]
 
-    projects, required = compose(bundle_size(difficulty.level), rng,
-                                 lambda c: next(choices(c), None) is not None)
-    constraints = draw_constraints(constraint_count(difficulty), rng, [stocked(c) for c in required])
+    # Episode stock changes and scheduled stock-outs touch few products: a category with more
+    # products in stock in the catalogue than that has a choice left without looking.
+    touched = len(changed_rows(world)) + len(doomed)
+
+    def available(category: str) -> bool:
+        return index.leaf_in_stock.get(category, 0) > touched or len(stocked(category)) > 0
+
+    projects, required = compose(bundle_size(difficulty.level), rng, available)
+    constraints = draw_constraints(constraint_count(difficulty), rng, catalog, [stocked(c) for c in required])
     items: list[BundleItem] = []
     stock_out_ids: list[str] = []
     reference = 0.0
     for category in required:
-        pool = [p for p in stocked(category) if all(c.satisfied(p) for c in constraints)]
+        rows = stocked(category)
+        pool = [catalog.products[i] for i in rows[_qualifying(catalog, rows, constraints)][:BUDGET_REFERENCE_K + 1]]
         if len(pool) >= 2 and rng.random() < difficulty.p_oos:
             cheapest = pool.pop(0)
             world.stock_outs.append(StockOut(watch=cheapest.id, item_ids=(cheapest.id,), on="seen"))

@@ -23,7 +23,9 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from ecom_bench.catalog import Product
+import numpy as np
+
+from ecom_bench.catalog import Catalog, Product
 from ecom_bench.catalog.taxonomy import LEAF_BY_NAME
 from ecom_bench.world import World
 
@@ -84,6 +86,14 @@ class BundleConstraint:
             return p.rating >= self.value
         if self.kind == "max_ship_days":
             return p.ship_days <= self.value
+        raise ValueError(f"unknown bundle constraint {self.kind!r}")
+
+    def mask(self, catalog: Catalog, rows: np.ndarray) -> np.ndarray:
+        """`satisfied` for each of `rows`, on the catalogue's columns."""
+        if self.kind == "min_rating":
+            return catalog.ratings[rows] >= self.value
+        if self.kind == "max_ship_days":
+            return catalog.ship_days[rows] <= self.value
         raise ValueError(f"unknown bundle constraint {self.kind!r}")
 
     def describe(self) -> str:

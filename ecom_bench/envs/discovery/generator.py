@@ -21,7 +21,6 @@ from ecom_bench.envs._ranking import (
     ideal_ranking,
     constrained_persona,
     schedule_stock_outs,
-    search_shown,
     settle_stock_outs,
 )
 from ecom_bench.envs.base import SubTask
@@ -57,7 +56,7 @@ def build_discovery(world: World, seed: int, difficulty: Difficulty, intent: int
     ranked = [pid for pid, _ in ideal.ranked[:RANKED_LIST]]
     candidates = [pid for pid in ideal.pool[:RANKED_LIST] if pid != target.id]
     doomed = schedule_stock_outs(world, rng, candidates, difficulty.p_oos)
-    doomed = settle_stock_outs(world, ranked, doomed, search_shown(world, search), goal.k, difficulty)
+    doomed = settle_stock_outs(world, ranked, doomed, search, goal.k, difficulty)
     goal = replace(goal, ranked_ids=tuple(ranked), doomed_ids=tuple(doomed))
     disclosure = Disclosure()
     disclosure.add(category.slot, True)

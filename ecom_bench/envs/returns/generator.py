@@ -15,10 +15,13 @@ from __future__ import annotations
 import math
 import random
 
+import numpy as np
+
 from ecom_bench._seeding import derive_seed, seeded_rng
 from ecom_bench.catalog import Catalog, Product
 from ecom_bench.catalog.naming import product_noun, short_name
 from ecom_bench.difficulty import Difficulty
+from ecom_bench.envs._catalog_index import catalog_index, in_stock_mask
 from ecom_bench.envs.base import SubTask
 from ecom_bench.envs.returns.goal import ReplacementWish, ReturnsGoal
 from ecom_bench.envs.returns.user import ReturnsUser, UserScript
@@ -67,23 +70,27 @@ def _delivered_days_ago(edge: str | None, window: int | None, rng: random.Random
 def _replacement(world: World, product: Product, rng: random.Random) -> tuple[ReplacementWish, str] | None:
     """A wish some in-stock product of the same leaf satisfies, and one such product."""
     catalog = world.catalog
-    pool = [catalog.products[i] for i in catalog.by_leaf_category[product.leaf_category]]
-    pool = [p for p in pool if p.id != product.id and world.in_stock(p)]
-    if not pool:
+    rows = catalog_index(catalog).leaf(product.leaf_category)
+    rows = rows[rows != catalog.index_of(product.id)]
+    rows = rows[in_stock_mask(world, rows)]
+    if not len(rows):
         return None
     kinds = ["max_price", "other_brand", "min_rating"]
     rng.shuffle(kinds)
     for kind in kinds:
         if kind == "max_price":
-            prices = sorted(p.price for p in pool)
+            prices = np.sort(catalog.prices[rows])
             wish = ReplacementWish(kind, float(math.ceil(prices[int(0.4 * (len(prices) - 1))])))
+            fits = rows[catalog.prices[rows] <= float(wish.value)]
         elif kind == "other_brand":
             wish = ReplacementWish(kind, product.brand)
+            brand = catalog_index(catalog).brand_code
+            fits = rows[brand[rows] != brand[catalog.index_of(product.id)]]
         else:
             wish = ReplacementWish(kind, rng.choice((4.0, 4.5)))
-        fits = [p for p in pool if wish.satisfied_by(p.price, p.brand, p.rating)]
-        if fits:
-            return wish, rng.choice(fits).id
+            fits = rows[catalog.ratings[rows] >= float(wish.value)]
+        if len(fits):
+            return wish, catalog.products[int(rng.choice(fits))].id
     return None
 
 
@@ -108,8 +115,9 @@ class ReturnsProcess(GroupProcess):
         pool = final if final and rng.random() < self.p_kind else other or final
         return rng.choice(pool) if pool else None
 
-    def product_ok(self, world: World, product: Product) -> bool:
-        return not product.variants or any(world.stock_of(product, v) > 0 for v in product.variants)
+    def usable(self, world: World, rows: np.ndarray) -> np.ndarray:
+        """Products without variants, and those with a variant in stock (one can be ordered)."""
+        return ~catalog_index(world.catalog).has_variants[rows] | in_stock_mask(world, rows)
 
     def member(self, rng: random.Random, world: World, product: Product) -> MemberPlan:
         window = return_window_days(product)

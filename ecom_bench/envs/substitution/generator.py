@@ -14,6 +14,7 @@ from dataclasses import replace
 from ecom_bench._seeding import derive_seed, seeded_rng
 from ecom_bench.catalog import draws
 from ecom_bench.difficulty import Difficulty
+from ecom_bench.envs._catalog_index import RowProducts, catalog_index, in_stock_mask
 from ecom_bench.envs._ranking import (
     RANKED_LIST,
     Constraint,
@@ -22,7 +23,6 @@ from ecom_bench.envs._ranking import (
     ideal_ranking,
     constrained_persona,
     schedule_stock_outs,
-    search_shown,
     settle_stock_outs,
     variant_attribute,
 )
@@ -39,24 +39,25 @@ def build_substitution(world: World, seed: int, difficulty: Difficulty, intent: 
     d = difficulty.level
     rng = seeded_rng("substitution", seed, d, intent)
     catalog = world.catalog
+    index = catalog_index(catalog)
     for _ in draws(catalog, "in-stock product with variants and an in-stock compatible alternative"):
         p0 = catalog.products[rng.randrange(len(catalog))]
         attribute = variant_attribute(p0)
         if attribute is None or not world.in_stock(p0) or p0.id in world.reserved_ids:
             continue
         compatibility = Constraint("attribute", p0.attributes[attribute], attribute=attribute)
-        leaf_rows = catalog.by_leaf_category[p0.leaf_category]
-        compatible = catalog.offering(attribute, compatibility.value)
-        candidates = [p for p in (catalog.products[i] for i in leaf_rows if compatible[i])
-                      if p.id != p0.id and world.in_stock(p)]
+        leaf_rows = index.leaf(p0.leaf_category)
+        p0_row = catalog.index_of(p0.id)
+        rows = leaf_rows[catalog.offering(attribute, compatibility.value)[leaf_rows] & (leaf_rows != p0_row)]
+        candidates = RowProducts(catalog, rows[in_stock_mask(world, rows)])
         if candidates:
             break
     substitute = rng.choice(candidates)
     category, constraints = constraints_from(substitute, rng, difficulty.n_constraints, difficulty,
                                              skip_attributes=(attribute,))
     world.set_out_of_stock(p0.id)
-    leaf = [catalog.products[i].id for i in leaf_rows]
-    lookalikes = rng.sample([i for i in leaf if i != p0.id], min(HISTORY_LOOKALIKES, len(leaf) - 1))
+    others = RowProducts(catalog, leaf_rows[leaf_rows != p0_row])  # the leaf but p0, in catalogue order
+    lookalikes = [p.id for p in rng.sample(others, min(HISTORY_LOOKALIKES, len(leaf_rows) - 1))]
     world.visit_history.extend(VisitRecord(pid, rng.randint(1, 30)) for pid in [p0.id, *lookalikes])
 
     search = {"query": f"{category_noun(p0)} {compatibility.value}", "max_price": constraints[0].value, "limit": 20}
@@ -67,7 +68,7 @@ def build_substitution(world: World, seed: int, difficulty: Difficulty, intent: 
     ranked = [pid for pid, _ in ideal.ranked[:RANKED_LIST]]
     candidates = [pid for pid in ideal.pool[:RANKED_LIST] if pid != substitute.id]
     doomed = schedule_stock_outs(world, rng, candidates, difficulty.p_oos)
-    doomed = settle_stock_outs(world, ranked, doomed, search_shown(world, search), goal.k, difficulty)
+    doomed = settle_stock_outs(world, ranked, doomed, search, goal.k, difficulty)
     goal = replace(goal, ranked_ids=tuple(ranked), doomed_ids=tuple(doomed))
     disclosure = Disclosure()
     disclosure.add(category.slot, True)

@@ -1,0 +1,281 @@
+"""Scale figures: build, load, search, resets, oracle episodes and Inspect overhead per catalogue size.
+
+    .venv/bin/python benchmarks/bench_scale.py --out bench/scale [--sizes 20000 200000] [--huge]
+
+For each synthetic catalogue size (20k and 200k; 2M with `--huge`), in fresh processes:
+
+* **build**: catalogue, vector index, lexical index and the per-catalogue reset index
+  (`envs._catalog_index`), each with its seconds and the process's peak RSS after it,
+  into an empty index cache;
+* **cached load**: a new process loading the same context from that cache (seconds, peak RSS);
+* **search**: `catalog_search`-style hybrid search p50/p99 over `--queries` queries (product
+  nouns and attribute values), and recall@10 of the vector index against exact search
+  over the same vectors (1.0 for a flat index);
+* **resets**: `new_episode` p50/p99 per env over `--resets` episodes at `--difficulty`, the
+  first reset of each env included (the context and its indexes loaded beforehand);
+* **core oracle**: episodes/s of `run_policy(make_episode(...), oracle)` per env;
+* **Inspect**: per-sample cost of `inspect_ai.eval(cart, model="ecom/oracle")`, marginal
+  between two sample counts (so start-up and one-off imports cancel), beside the core
+  runner's cost for the same episodes; the difference is Inspect's per-sample overhead.
+
+Writes `<out>.json` and `<out>.md` (a markdown table). Figures, not asserts: on a shared
+machine they are noisy, so compare ratios within one run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+ENVS = ("cart", "discovery", "substitution", "returns", "tracking", "policy", "bundle", "journey")
+
+
+def _rss_mb() -> float:
+    """Peak resident set size of this process so far, MB (Linux reports KB)."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def _pct(xs: list[float], q: int) -> float:
+    return statistics.quantiles(xs, n=100, method="inclusive")[q - 1] if len(xs) > 1 else xs[0]
+
+
+def _timed(fn: Any) -> tuple[Any, float]:
+    t = time.perf_counter()
+    out = fn()
+    return out, time.perf_counter() - t
+
+
+# ------------------------------------------------------------------ workers (fresh processes)
+def worker_build(size: int) -> dict[str, Any]:
+    from ecom_bench.catalog.embedders import get_embedder
+    from ecom_bench.catalog.search import SearchEngine
+    from ecom_bench.catalog.synthetic import generate_synthetic_catalog
+    from ecom_bench.envs._catalog_index import catalog_index
+
+    out: dict[str, Any] = {"rss_start_mb": _rss_mb()}
+    catalog, out["catalog_s"] = _timed(lambda: generate_synthetic_catalog(size, 0))
+    out["catalog_rss_mb"] = _rss_mb()
+    engine = SearchEngine(catalog, get_embedder("wordllama"))
+    vindex, out["vector_s"] = _timed(lambda: engine.vector_index)
+    out["vector_rss_mb"], out["vector_kind"], out["vector_from_cache"] = _rss_mb(), vindex.kind, vindex.from_cache
+    _, out["lexical_s"] = _timed(lambda: engine.lexical)
+    out["lexical_rss_mb"] = _rss_mb()
+    _, out["reset_index_s"] = _timed(lambda: catalog_index(catalog))
+    out["reset_index_rss_mb"] = _rss_mb()
+    return out
+
+
+def _context(size: int) -> Any:
+    from ecom_bench.envs._catalog_index import prepare
+    from ecom_bench.envs.context import CatalogSpec, load_context
+
+    ctx = load_context(CatalogSpec(size=size))
+    ctx.search_engine.warm()
+    prepare(ctx.catalog)
+    return ctx
+
+
+def worker_load(size: int) -> dict[str, Any]:
+    ctx, seconds = _timed(lambda: _context(size))
+    return {"load_s": seconds, "load_rss_mb": _rss_mb(), "products": len(ctx.catalog),
+            "vector_kind": ctx.search_engine.vector_index.kind,
+            "vector_from_cache": ctx.search_engine.vector_index.from_cache}
+
+
+def _all_vectors(vindex: Any) -> Any:
+    import faiss
+    import numpy as np
+
+    index = vindex.index
+    try:
+        faiss.extract_index_ivf(index).make_direct_map()
+    except RuntimeError:
+        pass  # not an IVF index
+    return np.asarray(index.reconstruct_n(0, index.ntotal), dtype=np.float32)
+
+
+def worker_search(size: int, queries: int) -> dict[str, Any]:
+    import numpy as np
+
+    from ecom_bench.catalog.naming import product_noun
+
+    ctx = _context(size)
+    engine, catalog = ctx.search_engine, ctx.catalog
+    rng = np.random.default_rng(0)
+    texts = []
+    for i in rng.choice(len(catalog), queries, replace=False).tolist():
+        p = catalog.products[i]
+        value = next(iter(p.attributes.values()), "")
+        texts.append(f"{product_noun(p).one} {value}".strip())
+    ms = []
+    for q in texts:
+        _, s = _timed(lambda: engine.search(q, depth=100, limit=10))
+        ms.append(s * 1000)
+    qv = engine.embedder.encode(texts)
+    vindex = engine.vector_index
+    _, ann = vindex.search(qv, 10)
+    xb = _all_vectors(vindex)
+    hits = 0
+    for r in range(len(texts)):
+        scores = xb @ qv[r]
+        exact = np.argpartition(-scores, 9)[:10]
+        hits += len(set(exact.tolist()) & set(ann[r].tolist()))
+    return {"search_p50_ms": statistics.median(ms), "search_p99_ms": _pct(ms, 99),
+            "recall_at_10": hits / (10 * len(texts)), "queries": len(texts)}
+
+
+def worker_resets(size: int, resets: int, episodes: int, difficulty: int) -> dict[str, Any]:
+    from ecom_bench.agents import get_policy
+    from ecom_bench.episode import new_episode
+    from ecom_bench.runner import make_episode, run_policy
+
+    ctx = _context(size)
+    out: dict[str, Any] = {}
+    for env in ENVS:
+        ms = []
+        for i in range(resets):
+            _, s = _timed(lambda: new_episode(env, difficulty, 0, i, context=ctx))
+            ms.append(s * 1000)
+        policy = get_policy(env, "oracle")
+        wins = 0
+        t = time.perf_counter()
+        for i in range(episodes):
+            wins += run_policy(make_episode(env, difficulty, 1, i, context=ctx), policy).result.reward.success
+        out[env] = {"reset_p50_ms": statistics.median(ms), "reset_p99_ms": _pct(ms, 99), "reset_first_ms": ms[0],
+                    "oracle_eps_per_s": episodes / (time.perf_counter() - t), "oracle_success": wins / episodes}
+    return out
+
+
+def worker_inspect(size: int, samples: int) -> dict[str, Any]:
+    import inspect_ai
+
+    from ecom_bench import tasks
+    from ecom_bench.agents import get_policy
+    from ecom_bench.runner import make_episode, run_policy
+
+    ctx = _context(size)
+    t = time.perf_counter()
+    for i in range(samples):
+        run_policy(make_episode("cart", 0, 0, i, context=ctx), get_policy("cart", "oracle"))
+    core_ms = (time.perf_counter() - t) / samples * 1000
+    walls = {}
+    with tempfile.TemporaryDirectory(prefix="ecom-bench-scale-logs-") as logs:
+        for n in (5, samples // 5, samples):  # the first run takes Inspect's one-off imports
+            task = tasks.cart(samples=n, catalog_size=size)  # episodes built here, outside the timing
+            _, walls[n] = _timed(lambda: inspect_ai.eval(task, model="ecom/oracle", display="none", log_dir=logs))
+    lo, hi = samples // 5, samples
+    per_sample = (walls[hi] - walls[lo]) / (hi - lo) * 1000
+    return {"inspect_ms_per_sample": per_sample, "core_ms_per_episode": core_ms,
+            "inspect_overhead_ms": per_sample - core_ms, "samples": [lo, hi]}
+
+
+WORKERS = {"build": worker_build, "load": worker_load, "search": worker_search, "resets": worker_resets,
+           "inspect": worker_inspect}
+
+
+# -------------------------------------------------------------------------- orchestration
+def _run_worker(name: str, cache: str, *args: Any) -> dict[str, Any]:
+    env = {**os.environ, "ECOM_BENCH_CACHE": cache,
+           "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+    cmd = [sys.executable, __file__, "--worker", name, "--args", json.dumps(args)]
+    done = subprocess.run(cmd, env=env, cwd=ROOT, capture_output=True, text=True)
+    if done.returncode != 0:
+        return {"error": (done.stderr or done.stdout).strip().splitlines()[-1:]}
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def measure(size: int, args: argparse.Namespace) -> dict[str, Any]:
+    cache = args.cache or tempfile.mkdtemp(prefix=f"ecom-bench-scale-{size}-")
+    print(f"== {size:,} products (index cache {cache})", flush=True)
+    out: dict[str, Any] = {"size": size, "cache": cache}
+    for name, extra in (("build", ()), ("load", ()), ("search", (args.queries,)),
+                        ("resets", (args.resets, args.episodes, args.difficulty)), ("inspect", (args.samples,))):
+        if name == "inspect" and args.no_inspect:
+            continue
+        out[name] = _run_worker(name, cache, size, *extra)
+        print(f"   {name}: {json.dumps(out[name])}", flush=True)
+    return out
+
+
+def _f(x: Any, fmt: str = ".1f") -> str:
+    return "n/a" if x is None else format(x, fmt)
+
+
+def markdown(results: list[dict[str, Any]], args: argparse.Namespace) -> str:
+    sizes = [r["size"] for r in results]
+    head = "| | " + " | ".join(f"{s:,}" for s in sizes) + " |\n|---|" + "---:|" * len(sizes) + "\n"
+
+    def row(label: str, get: Any) -> str:
+        cells = []
+        for r in results:
+            try:
+                cells.append(get(r))
+            except (KeyError, TypeError):
+                cells.append("n/a")
+        return f"| {label} | " + " | ".join(cells) + " |\n"
+
+    rows = [
+        row("catalogue build s (peak RSS MB)", lambda r: f"{_f(r['build']['catalog_s'])} ({_f(r['build']['catalog_rss_mb'], '.0f')})"),
+        row("vector index build s (peak RSS MB)", lambda r: f"{_f(r['build']['vector_s'])} ({_f(r['build']['vector_rss_mb'], '.0f')}, {r['build']['vector_kind']})"),
+        row("lexical index build s (peak RSS MB)", lambda r: f"{_f(r['build']['lexical_s'])} ({_f(r['build']['lexical_rss_mb'], '.0f')})"),
+        row("reset index build s (peak RSS MB)", lambda r: f"{_f(r['build']['reset_index_s'], '.2f')} ({_f(r['build']['reset_index_rss_mb'], '.0f')})"),
+        row("cached load s (peak RSS MB)", lambda r: f"{_f(r['load']['load_s'])} ({_f(r['load']['load_rss_mb'], '.0f')})"),
+        row("catalog_search p50 / p99 ms", lambda r: f"{_f(r['search']['search_p50_ms'])} / {_f(r['search']['search_p99_ms'])}"),
+        row("vector recall@10 vs exact", lambda r: _f(r['search']['recall_at_10'], '.3f')),
+    ]
+    for env in ENVS:
+        rows.append(row(f"{env}: reset p50 / p99 ms", lambda r, e=env: f"{_f(r['resets'][e]['reset_p50_ms'])} / {_f(r['resets'][e]['reset_p99_ms'])}"))
+    for env in ENVS:
+        rows.append(row(f"{env}: oracle episodes/s (success)", lambda r, e=env: f"{_f(r['resets'][e]['oracle_eps_per_s'], '.0f')} ({_f(r['resets'][e]['oracle_success'], '.2f')})"))
+    rows.append(row("Inspect cart oracle ms/sample (core ms)", lambda r: f"{_f(r['inspect']['inspect_ms_per_sample'])} ({_f(r['inspect']['core_ms_per_episode'])})"))
+    rows.append(row("Inspect per-sample overhead ms", lambda r: _f(r['inspect']['inspect_overhead_ms'])))
+    note = (f"{date.today().isoformat()}, {platform.node()} ({os.cpu_count()} CPUs, {platform.platform()}), "
+            f"d={args.difficulty}, {args.resets} resets and {args.episodes} oracle episodes per env, "
+            f"{args.queries} queries, Inspect marginal over {args.samples // 5}->{args.samples} cart samples.\n\n")
+    return note + head + "".join(rows)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--out", help="write <out>.json and <out>.md")
+    ap.add_argument("--sizes", type=int, nargs="+", default=[20_000, 200_000])
+    ap.add_argument("--huge", action="store_true", help="also 2,000,000 products")
+    ap.add_argument("--resets", type=int, default=100)
+    ap.add_argument("--episodes", type=int, default=50, help="oracle episodes per env")
+    ap.add_argument("--difficulty", type=int, default=6)
+    ap.add_argument("--queries", type=int, default=200)
+    ap.add_argument("--samples", type=int, default=200, help="Inspect cart samples (the marginal is from a fifth)")
+    ap.add_argument("--no-inspect", action="store_true")
+    ap.add_argument("--cache", help="index cache dir (default: a fresh one per size, so builds are timed)")
+    ap.add_argument("--worker", choices=sorted(WORKERS), help=argparse.SUPPRESS)
+    ap.add_argument("--args", default="[]", help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.worker:
+        print(json.dumps(WORKERS[args.worker](*json.loads(args.args))))
+        return
+    if not args.out:
+        ap.error("--out is required")
+    sizes = args.sizes + ([2_000_000] if args.huge and 2_000_000 not in args.sizes else [])
+    results = [measure(size, args) for size in sizes]
+    out = Path(args.out).with_suffix("")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.with_suffix(".json").write_text(json.dumps({"args": vars(args), "results": results}, indent=1) + "\n")
+    table = markdown(results, args)
+    out.with_suffix(".md").write_text(table)
+    print(table)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,182 @@
+"""Per-catalogue lookups the task generators share, built once per catalogue.
+
+A reset must not walk the catalogue: at 200k products one Python pass over a leaf
+category (~2,700 products) costs milliseconds, and a generator makes several. What
+does not depend on the episode is computed here once per catalogue, as numpy arrays
+aligned with `Catalog.products`: each leaf category's rows, folded-brand rows, a
+product's stock before any episode touched it, its rank by id (for "(price, id)"
+orders). What does depend on the episode (its stock overrides) is applied on top,
+for the few products the episode changed (`in_stock_mask`).
+
+The index is built on first use and kept for the catalogue's lifetime; call
+`prepare(catalog)` when a catalogue is loaded so that no reset pays for it.
+Only `Catalog`'s public API is read.
+"""
+
+from __future__ import annotations
+
+import threading
+import weakref
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, overload
+
+import numpy as np
+
+from ecom_bench.catalog import Catalog, Product
+
+if TYPE_CHECKING:
+    from ecom_bench.world.state import World
+
+_EMPTY = np.zeros(0, dtype=np.int64)
+
+
+@dataclass(frozen=True)
+class CatalogIndex:
+    """Episode-independent lookups over one catalogue (rows are indices into `catalog.products`)."""
+
+    leaf_rows: dict[str, np.ndarray]  # leaf category -> its rows, ascending
+    leaf_in_stock: dict[str, int]  # leaf category -> how many of its products are in stock (no episode changes)
+    brand_rows: dict[str, np.ndarray]  # folded brand -> its rows, ascending
+    base_in_stock: np.ndarray  # World.in_stock(p) with no per-episode stock changes
+    has_variants: np.ndarray  # bool per product
+    brand_code: np.ndarray  # each product's brand (exact, not folded) as a small integer
+    variant_row: dict[str, int]  # variant id -> its product's row
+    id_rank: np.ndarray  # each product's position in the catalogue sorted by id
+    path_code: np.ndarray  # each product's category path, as an index into `paths`
+    paths: tuple[tuple[str, ...], ...]
+
+    def leaf(self, category: str) -> np.ndarray:
+        return self.leaf_rows.get(category, _EMPTY)
+
+    def brand(self, folded_brand: str) -> np.ndarray:
+        return self.brand_rows.get(folded_brand, _EMPTY)
+
+
+def _groups(keys: np.ndarray) -> dict[Any, np.ndarray]:
+    """Rows by key value, each ascending (one stable sort rather than a dict of lists)."""
+    if not len(keys):
+        return {}
+    order = np.argsort(keys, kind="stable")
+    ordered = keys[order]
+    starts = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]])
+    ends = np.r_[starts[1:], len(order)]
+    return {ordered[s]: order[s:e] for s, e in zip(starts.tolist(), ends.tolist())}
+
+
+def _build(catalog: Catalog) -> CatalogIndex:
+    # The catalogue's own column views and attribute-offer index are built on first use too:
+    # build them now, with this index, rather than inside some episode's reset.
+    for column in (catalog.prices, catalog.ratings, catalog.ship_days):
+        assert len(column) == len(catalog)
+    catalog.offering("", "")
+    products = catalog.products
+    n = len(products)
+    base = np.fromiter((any(v.stock > 0 for v in p.variants) if p.variants else p.stock > 0 for p in products),
+                       dtype=bool, count=n)
+    variant_row = {v.id: i for i, p in enumerate(products) for v in p.variants}
+    has_variants = np.fromiter((bool(p.variants) for p in products), dtype=bool, count=n)
+    brand_of: dict[str, int] = {}
+    brand_code = np.fromiter((brand_of.setdefault(p.brand, len(brand_of)) for p in products), dtype=np.int64, count=n)
+    ids = np.array([p.id for p in products], dtype=object)
+    id_rank = np.empty(n, dtype=np.int64)
+    id_rank[np.argsort(ids, kind="stable")] = np.arange(n)
+    path_of: dict[tuple[str, ...], int] = {}
+    path_code = np.fromiter((path_of.setdefault(tuple(p.category), len(path_of)) for p in products),
+                            dtype=np.int64, count=n)
+    leaf_rows = {str(k): v for k, v in _groups(catalog.leaf_categories).items()}
+    return CatalogIndex(
+        leaf_rows=leaf_rows, leaf_in_stock={k: int(np.count_nonzero(base[v])) for k, v in leaf_rows.items()},
+        brand_rows={str(k): v for k, v in _groups(catalog.folded_brands).items()},
+        base_in_stock=base, has_variants=has_variants, brand_code=brand_code, variant_row=variant_row, id_rank=id_rank, path_code=path_code,
+        paths=tuple(path_of))
+
+
+_INDEXES: "weakref.WeakKeyDictionary[Catalog, CatalogIndex]" = weakref.WeakKeyDictionary()
+_LOCK = threading.Lock()
+
+
+def catalog_index(catalog: Catalog) -> CatalogIndex:
+    """The catalogue's index (built once, thread-safe; dropped with the catalogue)."""
+    index = _INDEXES.get(catalog)
+    if index is None:
+        with _LOCK:
+            index = _INDEXES.get(catalog)
+            if index is None:
+                index = _INDEXES[catalog] = _build(catalog)
+    return index
+
+
+def prepare(catalog: Catalog) -> CatalogIndex:
+    """Load now what the first reset would otherwise load: this index, every environment's
+    modules and the naming engine (imports and the inflect engine are ~50-150 ms each, once
+    per process). Call it where a catalogue is loaded; it is cheap when already done."""
+    from ecom_bench.catalog.naming import product_noun
+    from ecom_bench.envs import ENVIRONMENTS, get_env
+
+    index = catalog_index(catalog)
+    for name in ENVIRONMENTS:
+        get_env(name)
+    if len(catalog):
+        product_noun(catalog.products[0]).a("thing")
+    return index
+
+
+def changed_rows(world: World) -> np.ndarray:
+    """Rows of the products whose stock this episode changed (a product or one of its variants)."""
+    catalog = world.catalog
+    variant_row = catalog_index(catalog).variant_row
+    rows = set()
+    for item_id in world.stock:
+        i = catalog.index_of(item_id)
+        if i is None:
+            i = variant_row.get(item_id)
+        if i is not None:
+            rows.add(i)
+    return np.fromiter(sorted(rows), dtype=np.int64, count=len(rows))
+
+
+def in_stock_mask(world: World, rows: np.ndarray) -> np.ndarray:
+    """`world.in_stock(p)` for each of `rows`, without a per-product loop: the catalogue's
+    stock, corrected for the few products the episode's stock changes touch."""
+    catalog = world.catalog
+    rows = np.asarray(rows, dtype=np.int64)
+    out = catalog_index(catalog).base_in_stock[rows]
+    if world.stock:
+        changed = changed_rows(world)
+        hit = np.flatnonzero(np.isin(rows, changed))
+        for k in hit.tolist():
+            out[k] = world.in_stock(catalog.products[int(rows[k])])
+    return out
+
+
+class RowProducts(Sequence[Product]):
+    """A read-only sequence of catalogue products by row, built without materialising a list,
+    for `random.choice` / `random.sample`, which only index into their population."""
+
+    def __init__(self, catalog: Catalog, rows: np.ndarray) -> None:
+        self._products = catalog.products
+        self.rows = np.asarray(rows, dtype=np.int64)
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    @overload
+    def __getitem__(self, i: int) -> Product: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> list[Product]: ...
+
+    def __getitem__(self, i: int | slice) -> Product | list[Product]:
+        if isinstance(i, slice):
+            return [self._products[r] for r in self.rows[i].tolist()]
+        return self._products[int(self.rows[i])]
+
+
+def rows_of(catalog: Catalog, ids: Iterable[str]) -> np.ndarray:
+    """Catalogue rows of `ids` (unknown ids skipped), in order."""
+    found = (catalog.index_of(i) for i in ids)
+    return np.array([r for r in found if r is not None], dtype=np.int64)
+
+
+__all__ = ["CatalogIndex", "RowProducts", "catalog_index", "changed_rows", "in_stock_mask", "prepare", "rows_of"]
