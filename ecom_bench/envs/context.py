@@ -86,6 +86,9 @@ def load_context(spec: CatalogSpec | None = None, embedder: str = DEFAULT_EMBEDD
                 from ecom_bench.catalog.loaders import load_catalog
 
                 catalog = load_catalog(spec.source, limit=spec.size)
+            from ecom_bench.envs._catalog_index import prepare
+
+            prepare(catalog)  # the per-catalogue index and env modules now, not in the first reset
             ctx = EnvContext(catalog, SearchEngine(catalog, emb))
             _CONTEXTS[key] = ctx
         return ctx
