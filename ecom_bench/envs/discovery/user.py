@@ -69,10 +69,14 @@ SENTENCES: dict[str, tuple[str, ...]] = {
     "ship": ("It needs to ship within {days}.", "I need it delivered in {days} or less."),
     "attribute": ("The {label} must be {value}.", "The {label} must be {value}, please."),
 }
-#: Asking for the list: [k > 1, k == 1] (never "top 1 picks"; `requested_k` reads both).
-ASK_LIST = (("Please recommend your top {k} picks.", "Send me your top {k} options."),
+#: Asking for the list: [k > 1, k == 1] (never "top 1 picks"; `requested_k` reads both). It says
+#: that only products meeting everything count, fewer if fewer do: that is the success rule, and
+#: a careful agent that filled the list with near misses to reach k failed without being told.
+ASK_LIST = (("Please recommend your top {k} picks, only ones that meet everything I need (fewer if fewer do).",
+             "Send me your top {k} options; only ones that fit all of it, even if that's fewer."),
             ("Please recommend your top pick.", "Send me your top option."))
-GO_AHEAD = ("Please go ahead and recommend your top {k} picks.", "Please go ahead and recommend your top pick.")
+GO_AHEAD = ("Please go ahead and recommend your top {k} picks, only ones that meet everything (fewer if "
+            "fewer do).", "Please go ahead and recommend your top pick.")
 MORE_TO_SAY = ("There's something else that matters to me too, if you want to know.",
                "That's not all, by the way; there's more if you need it.")
 #: What is wrong with a proposal, by kind. Never a value: a stated one is in the request
