@@ -182,3 +182,19 @@ def test_same_seed_same_transcript_and_no_placeholders(context):
             for m in run_policy(episode(context, d, i), heuristic).messages:
                 if m.role == "user":
                     assert not re.search(r"[{}]|None\b", m.text), m.text
+
+
+@pytest.mark.parametrize("opening,noun", [
+    ("Hi! I'm looking for a mouse. My budget is $20.", "mouse"),
+    ("Hi! I need some new resistance bands. I don't want to spend more than $13.", "resistance bands"),
+    ("Can you help me find a pair of jeans? It should be from Levi's.", "jeans"),
+    ("Hello. I need a new pair of running shoes.", "running shoes"),
+    ("Hi! I need a new air fryer.", "air fryer"),
+    ("Can you help me find an HDMI cable?", "HDMI cable"),
+])
+def test_heuristic_reads_every_way_the_customer_names_the_product(opening, noun):
+    """The customer's intro agrees with its noun ("some new ...", "a pair of ..."): the heuristic
+    searched "Hi" for those and lost 8 points of d=0 success until it read them."""
+    from ecom_bench.envs.discovery.policies import RankingHeuristic
+
+    assert RankingHeuristic().subject(opening) == noun

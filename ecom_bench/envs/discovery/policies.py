@@ -33,7 +33,8 @@ _BRAND = re.compile(rf"\bfrom ({_NAME})|\bthe ({_NAME}) b\w*d\b")
 _MORE = re.compile(r"\b(?:more|other|else|not all(?! of)|just ask|if you (?:need|want))\b", re.I)
 #: Questions asked at most, however often the customer says there is more.
 MAX_QUESTIONS = 2
-_NOUN = re.compile(r"(?:looking for an?|need a new|help me find an?) ([a-z][a-z '\-]*?)[.?!]", re.I)
+#: What the customer shops for: "looking for a mouse", "need some new gel pens", "find a pair of jeans".
+_NOUN = re.compile(r"(?:looking for|need|help me find) (?:an?|some) (?:new )?(?:pair of )?([a-z][a-z '\-]*?)[.?!]", re.I)
 
 QUESTION = ("Before I search, is there anything else that matters to you: price, brand, ratings, "
             "delivery, features?")
