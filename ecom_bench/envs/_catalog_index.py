@@ -64,32 +64,46 @@ def _groups(keys: np.ndarray) -> dict[Any, np.ndarray]:
     return {ordered[s]: order[s:e] for s, e in zip(starts.tolist(), ends.tolist())}
 
 
+def _column(catalog: Catalog, name: str) -> Any:
+    col = catalog.table.column(name)
+    return col.chunk(0) if col.num_chunks == 1 else col.combine_chunks()
+
+
 def _build(catalog: Catalog) -> CatalogIndex:
+    """From the catalogue's Arrow columns: no `Product` is made (at 2M that is most of the cost)."""
+    import pyarrow.compute as pc
+
     # The catalogue's own column views and attribute-offer index are built on first use too:
     # build them now, with this index, rather than inside some episode's reset.
     for column in (catalog.prices, catalog.ratings, catalog.ship_days):
         assert len(column) == len(catalog)
     catalog.offering("", "")
-    products = catalog.products
-    n = len(products)
-    base = np.fromiter((any(v.stock > 0 for v in p.variants) if p.variants else p.stock > 0 for p in products),
-                       dtype=bool, count=n)
-    variant_row = {v.id: i for i, p in enumerate(products) for v in p.variants}
-    has_variants = np.fromiter((bool(p.variants) for p in products), dtype=bool, count=n)
-    brand_of: dict[str, int] = {}
-    brand_code = np.fromiter((brand_of.setdefault(p.brand, len(brand_of)) for p in products), dtype=np.int64, count=n)
-    ids = np.array([p.id for p in products], dtype=object)
+    n = len(catalog)
+    variants = _column(catalog, "variants")
+    offsets = np.asarray(variants.offsets, dtype=np.int64)
+    per_product = np.diff(offsets)
+    has_variants = per_product > 0
+    # in stock: any variant with stock when the product has variants, else the product's own stock
+    variant_stocked = np.asarray(variants.values.field("stock").to_numpy(zero_copy_only=False)) > 0
+    any_variant = np.zeros(n, dtype=bool)
+    if variant_stocked.size:
+        owners = np.repeat(np.arange(n), per_product)
+        any_variant[owners[variant_stocked]] = True
+    own_stock = np.asarray(_column(catalog, "stock").to_numpy(zero_copy_only=False)) > 0
+    base = np.where(has_variants, any_variant, own_stock)
+    rows = np.repeat(np.arange(n), per_product).tolist()
+    variant_row = dict(zip(variants.values.field("id").to_pylist(), rows))
+    brand_code = np.asarray(pc.dictionary_encode(_column(catalog, "brand")).indices, dtype=np.int64)
+    ids = np.asarray(catalog.ids.to_numpy(zero_copy_only=False), dtype=object)
     id_rank = np.empty(n, dtype=np.int64)
     id_rank[np.argsort(ids, kind="stable")] = np.arange(n)
-    path_of: dict[tuple[str, ...], int] = {}
-    path_code = np.fromiter((path_of.setdefault(tuple(p.category), len(path_of)) for p in products),
-                            dtype=np.int64, count=n)
     leaf_rows = {str(k): v for k, v in _groups(catalog.leaf_categories).items()}
     return CatalogIndex(
         leaf_rows=leaf_rows, leaf_in_stock={k: int(np.count_nonzero(base[v])) for k, v in leaf_rows.items()},
         brand_rows={str(k): v for k, v in _groups(catalog.folded_brands).items()},
-        base_in_stock=base, has_variants=has_variants, brand_code=brand_code, variant_row=variant_row, id_rank=id_rank, path_code=path_code,
-        paths=tuple(path_of))
+        base_in_stock=base, has_variants=has_variants, brand_code=brand_code, variant_row=variant_row,
+        id_rank=id_rank, path_code=np.asarray(catalog.category_codes, dtype=np.int64),
+        paths=tuple(catalog.category_paths))
 
 
 _INDEXES: "weakref.WeakKeyDictionary[Catalog, CatalogIndex]" = weakref.WeakKeyDictionary()
