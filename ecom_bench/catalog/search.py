@@ -318,6 +318,8 @@ class _Lexical:
         self._df = np.diff(self._indptr)  # documents per token id
         self._typo_cache: dict[str, tuple[int, ...]] = {}
         self._lock = threading.Lock()
+        self._local = threading.local()  # per-thread score buffers (`top`)
+        self._bounds: dict[int, float] = {}
 
     def _save(self, path: Path) -> None:
         tmp = path.with_name(f".{path.name}.{os.getpid()}.{uuid.uuid4().hex[:8]}.tmp")
@@ -360,7 +362,8 @@ class _Lexical:
             scores[self._indices[a:b]] += self._data[a:b]
         return scores
 
-    def scores(self, query: str) -> np.ndarray:
+    def _terms(self, query: str) -> tuple[list[int], list[int]]:
+        """The query's token ids: those in the vocabulary, and the typo corrections of the rest."""
         exact: list[int] = []
         fuzzy: list[int] = []
         for tok in tokenize(query):
@@ -369,6 +372,11 @@ class _Lexical:
                 exact.append(tid)
             else:
                 fuzzy.extend(self._corrections(tok))
+        return exact, fuzzy
+
+    def scores(self, query: str) -> np.ndarray:
+        """Every document's score for `query` (exact tokens, plus typo corrections at half weight)."""
+        exact, fuzzy = self._terms(query)
         total = np.zeros(self.n, dtype=np.float32)
         if exact:
             total += self._scores_from_ids(exact)
@@ -377,7 +385,94 @@ class _Lexical:
         return total
 
     def top(self, query: str, k: int) -> np.ndarray:
-        return _top_by_score(self.scores(query), k)
+        """The k best documents for `query` (score desc, ties by index asc; positive scores only):
+        `_top_by_score(self.scores(query), k)`, computed without looking at every document.
+
+        Scores are summed into per-thread buffers in the order `scores` sums them (the same
+        float32 arithmetic), read back only at the query tokens' postings and zeroed there
+        after. MaxScore pruning: θ, the k-th best score among the documents of the rarest
+        token, bounds the final k-th score from below; a document holding only tokens whose
+        largest contributions add up to less than θ cannot reach it, so only the postings of
+        the other ("essential") tokens are candidates. At 2M products a name query touches
+        ~240k postings but selects among a few hundred documents instead of all 2M scores."""
+        if self.bm25.nonoccurrence_array is not None:  # pragma: no cover - BM25L/BM25+ only
+            return _top_by_score(self.scores(query), k)
+        exact, fuzzy = self._terms(query)
+        if not exact and not fuzzy:
+            return np.zeros(0, np.int64)
+        a, b = self._buffers(bool(fuzzy))
+        terms: list[tuple[np.ndarray, float]] = []  # (postings, largest contribution)
+        touched: list[tuple[np.ndarray, np.ndarray]] = []
+        try:
+            for ids, buf, weight in ((exact, a, 1.0), (fuzzy, b, _TYPO_WEIGHT)):
+                for t in ids:
+                    lo, hi = int(self._indptr[t]), int(self._indptr[t + 1])
+                    if hi > lo:
+                        rows = self._indices[lo:hi]
+                        touched.append((buf, rows))
+                        np.add.at(buf, rows, self._data[lo:hi])
+                        terms.append((rows, self._bound(t) * weight))
+            return self._select(terms, a, b if fuzzy else None, k)
+        finally:  # zero what was summed: a scatter when it was little, else one memset
+            if sum(rows.size for _, rows in touched) > self.n >> 5:
+                a.fill(0)
+                if fuzzy:
+                    b.fill(0)
+            else:
+                for buf, rows in touched:
+                    buf[rows] = 0
+
+    def _buffers(self, both: bool) -> tuple[np.ndarray, np.ndarray]:
+        local = self._local
+        a = getattr(local, "a", None)
+        if a is None:
+            a = local.a = np.zeros(self.n, dtype=np.float32)
+        b = getattr(local, "b", None)
+        if b is None and both:
+            b = local.b = np.zeros(self.n, dtype=np.float32)
+        return a, b if b is not None else a
+
+    def _bound(self, t: int) -> float:
+        """Token t's largest contribution to a document's score (cached)."""
+        ub = self._bounds.get(t)
+        if ub is None:
+            lo, hi = int(self._indptr[t]), int(self._indptr[t + 1])
+            ub = self._bounds[t] = float(np.max(self._data[lo:hi])) if hi > lo else 0.0
+        return ub
+
+    @staticmethod
+    def _select(terms: list[tuple[np.ndarray, float]], a: np.ndarray, b: np.ndarray | None, k: int) -> np.ndarray:
+        """`top`'s selection, from the summed buffers (`b`: the typo corrections', or None)."""
+        def total(rows: np.ndarray) -> np.ndarray:
+            return a[rows] if b is None else a[rows] + np.float32(_TYPO_WEIGHT) * b[rows]
+
+        if not terms:
+            return np.zeros(0, np.int64)
+        theta = 0.0
+        rarest = min(terms, key=lambda t: t[0].size)[0]
+        if rarest.size >= k:
+            s = total(rarest)
+            theta = float(np.partition(s, s.size - k)[s.size - k])
+        essential = terms
+        if theta > 0:  # the tokens whose bounds add up to less than θ are not essential
+            by_bound = sorted(terms, key=lambda t: t[1])
+            bound, cut = 0.0, 0
+            for _, ub in by_bound:
+                bound += ub
+                if bound * (1 + 1e-5) >= theta:  # margin: float32 sums round
+                    break
+                cut += 1
+            essential = by_bound[cut:]
+        cand = np.concatenate([t[0] for t in essential]) if len(essential) > 1 else essential[0][0]
+        s = total(cand)
+        keep = s >= theta if theta > 0 else s > 0
+        cand = cand[keep]
+        if len(essential) > 1:  # a document in several essential postings: once (a sort: fewer than hashing)
+            cand.sort()
+            cand = cand[np.concatenate(([True], cand[1:] != cand[:-1]))]
+        s = total(cand)
+        order = np.lexsort((cand, -s))[:k]
+        return cand[order].astype(np.int64)
 
 
 #: Catalogues from this size keep their BM25 index on disk (smaller ones build it in < 1 s).
@@ -464,12 +559,19 @@ class SearchEngine:
         return query
 
     def _fuse(self, sem_ids: np.ndarray, lex_ids: np.ndarray, depth: int) -> list[tuple[int, float]]:
-        fused: dict[int, float] = {}
-        for ranked in (sem_ids, lex_ids):
-            for r, i in enumerate(ranked[:depth].tolist()):
-                fused[i] = fused.get(i, 0.0) + 1.0 / (self.rrf_k + r + 1)
-        items = sorted(fused.items(), key=lambda kv: (-kv[1], kv[0]))
-        return items[:depth]
+        """Reciprocal-rank fusion of the two rankings' first `depth`: (row, score) by score desc,
+        ties by row. Vectorised, with the float64 arithmetic of summing 1/(rrf_k + rank) per row
+        in the order semantic, then lexical (bincount adds in that order)."""
+        s, lx = np.asarray(sem_ids[:depth], np.int64), np.asarray(lex_ids[:depth], np.int64)
+        rows = np.concatenate((s, lx))
+        if rows.size == 0:
+            return []
+        contrib = np.concatenate((1.0 / (self.rrf_k + np.arange(1, s.size + 1)),
+                                  1.0 / (self.rrf_k + np.arange(1, lx.size + 1))))
+        uniq, inv = np.unique(rows, return_inverse=True)
+        fused = np.bincount(inv, weights=contrib, minlength=uniq.size)
+        order = np.lexsort((uniq, -fused))[:depth]
+        return list(zip(uniq[order].tolist(), fused[order].tolist(), strict=True))
 
     def _semantic(self, qvecs: np.ndarray, depth: int) -> list[np.ndarray]:
         vi = self.vector_index
