@@ -186,6 +186,7 @@ def test_flat_tokenisation_and_bm25_build_equal_bm25s(cat3k, monkeypatch):
     import ecom_bench.catalog.search as search
 
     monkeypatch.setattr(search, "_TOKENIZE_CHUNK", 97)
+    monkeypatch.setattr(search, "_SCORE_CHUNK", 1000)
     texts = cat3k.search_texts().to_pylist()[:400]
     texts[150:150] = ["", ". . .", "USB-C  65W", " lead", "tail ", "tab\there", "Ünïcödé ſtraße"]
     texts.append("")

@@ -581,6 +581,7 @@ def _load_or_build_ivf(catalog: Catalog, embedder: Embedder, path: Path | None, 
     vi = VectorIndex(_finish(_build_ivf(exact, 1234)), "ivf", path, from_cache=False, exact=exact)
     nprobe, recall = tune_nprobe(vi, recall_queries(catalog, embedder))
     vi.recall_at_10 = recall
+    pa.default_memory_pool().release_unused()  # the texts' pages back to the system
     try:
         _write_atomic(vi.index, path)
         tmp_meta = meta_path.with_name(f".{meta_path.name}.{os.getpid()}.tmp")

@@ -233,13 +233,16 @@ def generate_synthetic_catalog(n_products: int = 20_000, seed: int = 0, *, use_c
     # table plus one column, not two tables (1.4 GB each at 2M).
     table = pa.Table.from_arrays([pa.concat_arrays(columns.pop(name)) for name in PRODUCT_SCHEMA.names],
                                  schema=PRODUCT_SCHEMA) if n_products else products_to_table(())
+    del columns
     cat = Catalog.from_table(table, name=catalog_name(n_products, seed))
+    del table
     if path is not None:
         try:
             cat.save(path)
-            cat = Catalog.open(path, name=cat.name)  # the mapped file: the in-memory batches are freed
+            cat = Catalog.open(path, name=cat.name)  # the mapped file: the in-memory table is freed
         except OSError as e:
             log.warning("could not write synthetic catalogue cache %s (%s); continuing uncached", path, e)
+        pa.default_memory_pool().release_unused()  # its pages back to the system, not kept by the allocator
     return cat
 
 
