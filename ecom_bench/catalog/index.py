@@ -11,7 +11,7 @@ spot-checked vectors do not match (or, for a flat index, any of whose vectors is
 length: a damaged byte), is rebuilt with a logged warning.
 
 Kinds: ``"flat"`` (exact ``IndexFlatIP``; the default for N ≤ 50k) and ``"ivf"``
-(IVF with 8-bit scalar-quantised lists, nlist ≈ 2·√N, trained on a sample; the default
+(IVF with 8-bit scalar-quantised lists, nlist ≈ √N, trained on a sample; the default
 above). ``"auto"`` picks by size. An IVF index keeps the exact vectors beside it
 (``<...>.vectors.npy``, memory-mapped: in the page cache, not the heap): its candidates are
 re-scored exactly, `vector()` reads them, and `nprobe` is the smallest that reaches
