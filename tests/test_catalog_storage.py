@@ -129,3 +129,106 @@ def test_bm25_cache_loads_memory_mapped(tmp_path, monkeypatch):
     assert isinstance(loaded._data, np.memmap)
     for q in ("wall charger", "voltedge usb-c", "chargr"):
         assert np.array_equal(built.scores(q), loaded.scores(q))
+
+
+def test_lexical_top_equals_the_full_scan(cat3k):
+    """`_Lexical.top` (postings only, pruned) gives exactly `_top_by_score` over every score."""
+    from ecom_bench.catalog.search import _top_by_score
+
+    lex = SearchEngine(cat3k).lexical
+    rows = np.random.default_rng(4).choice(len(cat3k), 60, replace=False)
+    queries = ["usb-c charger", "wall wall charger", "chargr voltedge", "the", "zzzz qqqq"]
+    for i in rows.tolist():
+        p = cat3k.products[i]
+        name = p.title.split(",")[0]
+        queries += [name, name[:-2], f"{p.brand} {p.leaf_category}", p.title]
+    for q in queries:
+        scores = lex.scores(q)
+        for k in (1, 10, 200, 5000):
+            assert np.array_equal(lex.top(q, k), _top_by_score(scores, k)), (q, k)
+    assert not lex._local.a.any()  # the per-thread buffer is left zeroed
+
+
+def test_fusion_equals_the_dict_reference(cat3k):
+    eng = SearchEngine(cat3k)
+    rng = np.random.default_rng(0)
+
+    def reference(sem, lex, depth):
+        fused: dict[int, float] = {}
+        for ranked in (sem, lex):
+            for r, i in enumerate(ranked[:depth].tolist()):
+                fused[i] = fused.get(i, 0.0) + 1.0 / (eng.rrf_k + r + 1)
+        return sorted(fused.items(), key=lambda kv: (-kv[1], kv[0]))[:depth]
+
+    for _ in range(300):
+        n = int(rng.integers(1, 400))
+        sem = rng.choice(n, size=int(rng.integers(0, n + 1)), replace=False)
+        lex = rng.choice(n, size=int(rng.integers(0, n + 1)), replace=False)
+        depth = int(rng.integers(1, 300))
+        assert eng._fuse(sem, lex, depth) == reference(sem, lex, depth)
+
+
+def _tokenize_corpus_reference(texts):
+    """The per-text definition `tokenize_flat` vectorises."""
+    vocab: dict[str, int] = {}
+    corpus = []
+    for text in texts:
+        ids = [vocab.setdefault(t, len(vocab)) for t in tokenize(text)]
+        corpus.append(ids or [vocab.setdefault("", len(vocab))])
+    return corpus, vocab
+
+
+def test_flat_tokenisation_and_bm25_build_equal_bm25s(cat3k, monkeypatch):
+    """`tokenize_flat` over several Arrow chunks (texts without tokens included) and
+    `build_bm25` give what per-text tokenisation and ``bm25s.BM25().index`` give."""
+    import bm25s
+
+    import ecom_bench.catalog.search as search
+
+    monkeypatch.setattr(search, "_TOKENIZE_CHUNK", 97)
+    monkeypatch.setattr(search, "_SCORE_CHUNK", 1000)
+    texts = cat3k.search_texts().to_pylist()[:400]
+    texts[150:150] = ["", ". . .", "USB-C  65W", " lead", "tail ", "tab\there", "Ünïcödé ſtraße"]
+    texts.append("")
+    ref_corpus, ref_vocab = _tokenize_corpus_reference(texts)
+    ids, offsets, vocab = search.tokenize_flat(texts)
+    assert list(vocab.items()) == list(ref_vocab.items())
+    assert [ids[a:b].tolist() for a, b in zip(offsets[:-1], offsets[1:])] == ref_corpus
+    assert tokenize_corpus(texts) == (ref_corpus, ref_vocab)
+    for corpus_texts in (texts, texts[:150]):  # with and without an empty text ("" added after)
+        corpus, voc = _tokenize_corpus_reference(corpus_texts)
+        ref = bm25s.BM25(backend="numpy")
+        ref.index((corpus, dict(voc)), show_progress=False)
+        got = search.build_bm25(*search.tokenize_flat(corpus_texts))
+        for key in ("data", "indices", "indptr"):
+            a, b = ref.scores[key], got.scores[key]
+            assert a.dtype == b.dtype and np.array_equal(a, b), key
+        assert got.scores["num_docs"] == ref.scores["num_docs"]
+        assert list(got.vocab_dict.items()) == list(ref.vocab_dict.items())
+
+
+def test_wordllama_encode_is_wordllamas_own_embedding_bit_for_bit(cat3k):
+    from ecom_bench.catalog.embedders import WordLlamaEmbedder, normalize_rows
+
+    emb = WordLlamaEmbedder()
+    texts = cat3k.search_texts().to_pylist()[:600] + ["USB-C  65W", " lead", "tail ", "wall charger", "x"]
+    ours = emb.encode(texts)
+    theirs = normalize_rows(emb._load().embed(texts, norm=False))
+    assert np.array_equal(ours.view(np.uint32), theirs.view(np.uint32))
+
+
+def test_exact_top_is_brute_force(tmp_path):
+    from ecom_bench.catalog.index import _exact_top
+
+    rng = np.random.default_rng(2)
+    x = rng.standard_normal((3000, 16)).astype(np.float32)
+    x[7] = x[8]  # a tie: the lower row first
+    q = np.concatenate([rng.standard_normal((5, 16)).astype(np.float32), x[7:8]])
+    np.save(tmp_path / "x.npy", x)
+    mapped = np.load(tmp_path / "x.npy", mmap_mode="r")  # read in chunks by plain file reads
+    scores = q @ x.T
+    want = np.lexsort((np.broadcast_to(np.arange(len(x)), scores.shape), -scores))[:, :10]
+    for vectors in (x, mapped):
+        got = _exact_top(vectors, q, 10)
+        assert np.array_equal(got[:, :2], want[:, :2])
+        assert all(set(g) == set(w) for g, w in zip(got.tolist(), want.tolist()))

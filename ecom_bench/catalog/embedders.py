@@ -91,6 +91,9 @@ def _check_texts(texts: Sequence[str]) -> list[str]:
 
 #: Distinct words whose token ids an embedder keeps (a synthetic catalogue has a few thousand).
 _WORD_CACHE_MAX = 1_000_000
+#: Texts whose token embeddings are summed together (one token position at a time: a
+#: 1 MB accumulator that stays in cache, rather than gathering every token of a group at once).
+_SUM_ROWS = 1024
 
 
 class WordLlamaEmbedder:
@@ -144,43 +147,56 @@ class WordLlamaEmbedder:
                     cls._tokenizer = tok
         return cls._tokenizer
 
-    def _token_ids(self, texts: list[str]) -> list[list[int]]:
-        """Each text's token ids, exactly as wordllama's tokenizer gives them, tokenising each
-        distinct word once. Its SentencePiece BPE normalises " " to "▁" and has no vocabulary
-        piece with "▁" after its first character, so no merge crosses a word boundary: a text's
-        ids are its words' ids in order (a text with leading, trailing or repeated spaces is
-        tokenised whole). Catalogue texts repeat a small vocabulary, so this is ~10x faster."""
+    def _token_ids(self, texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
+        """Each text's token ids, exactly as wordllama's tokenizer gives them, as (ids, offsets):
+        text j's are ids[offsets[j]:offsets[j+1]]. Its SentencePiece BPE normalises " " to "▁"
+        and has no vocabulary piece with "▁" after its first character, so no merge crosses a
+        word boundary: a text's ids are its words' ids in order (a text with leading, trailing
+        or repeated spaces is tokenised whole). So the texts are split into words by Arrow,
+        each distinct word is tokenised once (and cached), and the texts' ids are gathered
+        from the words' with numpy: no Python loop over the texts."""
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
         tok = self._plain_tokenizer()
         cache = self._word_ids
         if len(cache) > _WORD_CACHE_MAX:  # a fresh dict: other threads keep the one they hold
             cache = self._word_ids = {}
-        split: list[list[str] | None] = []
-        missing: set[str] = set()
-        whole: list[int] = []
-        for j, t in enumerate(texts):
-            if "  " in t or t[0] == " " or t[-1] == " ":
-                split.append(None)
-                whole.append(j)
-                continue
-            words = t.split(" ")
-            split.append(words)
-            missing.update(w for w in words if w not in cache)
+        arr = pa.array(texts, pa.string())
+        words = pc.split_pattern(arr, " ")
+        enc = pc.dictionary_encode(words.values)
+        names = enc.dictionary.to_pylist()
+        missing = [w for w in names if w not in cache]
         if missing:
-            todo = list(missing)
-            for w, enc in zip(todo, tok.encode_batch(todo, add_special_tokens=False), strict=True):
-                cache[w] = enc.ids
-        out: list[list[int]] = [[i for w in words for i in cache[w]] if words is not None else []
-                                for words in split]
-        if whole:
-            for j, enc in zip(whole, tok.encode_batch([texts[j] for j in whole], add_special_tokens=False),
-                              strict=True):
-                out[j] = enc.ids
-        return out
+            for w, e in zip(missing, tok.encode_batch(missing, add_special_tokens=False), strict=True):
+                cache[w] = e.ids
+        per_word = [cache[w] for w in names]
+        word_len = np.fromiter(map(len, per_word), np.int64, len(per_word))
+        word_ids = np.fromiter((i for ids in per_word for i in ids), np.int64, int(word_len.sum()))
+        word_at = np.concatenate(([0], np.cumsum(word_len)))
+        codes = np.asarray(enc.indices.to_numpy(zero_copy_only=False), np.int64)
+        lens = word_len[codes]  # tokens of each word occurrence
+        ends = np.cumsum(lens)
+        ids = word_ids[np.repeat(word_at[codes] - (ends - lens), lens) + np.arange(int(ends[-1]) if ends.size else 0)]
+        offsets = np.concatenate(([0], ends))[np.asarray(words.offsets, np.int64)]
+        whole = np.flatnonzero(np.asarray(pc.or_(pc.or_(pc.match_substring(arr, "  "), pc.starts_with(arr, " ")),
+                                                 pc.ends_with(arr, " ")).to_numpy(zero_copy_only=False), bool))
+        if whole.size:  # rare: such texts are tokenised whole and spliced in
+            parts = np.split(ids, offsets[1:-1])
+            for j, e in zip(whole.tolist(), tok.encode_batch([texts[j] for j in whole], add_special_tokens=False),
+                            strict=True):
+                parts[j] = np.asarray(e.ids, np.int64)
+            lengths = np.fromiter(map(len, parts), np.int64, len(parts))
+            ids = np.concatenate(parts) if parts else np.zeros(0, np.int64)
+            offsets = np.concatenate(([0], np.cumsum(lengths)))
+        return ids, offsets
 
     def encode(self, texts: Sequence[str], batch_size: int = 256) -> np.ndarray:
         """Mean of the token embeddings, L2-normalised: bit for bit what wordllama's
         ``embed(norm=False)`` gives (then normalised), computed on texts grouped by token count
-        (no padded positions to multiply by zero) from cached word tokenisations."""
+        (no padded positions to multiply by zero) from cached word tokenisations. A group's
+        sums are accumulated one token position at a time: the same additions in the same
+        order as numpy's sum over the token axis (so the same bits), ~2x faster."""
         texts = _check_texts(texts)
         if batch_size < 1:
             raise ValueError(f"batch_size must be >= 1, got {batch_size}")
@@ -197,19 +213,22 @@ class WordLlamaEmbedder:
         chunk = max(batch_size, 1) * 64
         for s in range(0, idx.size, chunk):
             rows = idx[s : s + chunk]
-            ids = self._token_ids([texts[i] for i in rows])
-            lengths = np.fromiter(map(len, ids), dtype=np.int64, count=len(ids))
-            sums = np.zeros((len(ids), self._dim), dtype=np.float32)
-            for length in np.unique(lengths):
+            ids, offsets = self._token_ids([texts[i] for i in rows])
+            np.clip(ids, 0, vocab_max, out=ids)
+            lengths = np.diff(offsets)
+            sums = np.zeros((len(rows), self._dim), dtype=np.float32)
+            for length in np.unique(lengths).tolist():
                 if length == 0:
                     continue
                 same = np.flatnonzero(lengths == length)
-                for b in range(0, same.size, batch_size):
-                    part = same[b : b + batch_size]
-                    mat = np.array([ids[j] for j in part], dtype=np.int32)
-                    np.clip(mat, 0, vocab_max, out=mat)
-                    # the same reduction wordllama's avg_pool does (sum over axis 1, then / count)
-                    sums[part] = np.sum(table[mat], axis=1, dtype=np.float32) / np.float32(length)
+                for b in range(0, same.size, _SUM_ROWS):
+                    part = same[b : b + _SUM_ROWS]
+                    at = offsets[part]
+                    # wordllama's avg_pool: the sum over the tokens, in order, then / count
+                    acc = table[ids[at]]
+                    for j in range(1, length):
+                        acc += table[ids[at + j]]
+                    sums[part] = acc / np.float32(length)
             out[rows] = normalize_rows(sums)
         return out
 
