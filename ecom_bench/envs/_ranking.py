@@ -408,7 +408,7 @@ def _top_rows(catalog: Catalog, requirements: tuple[Constraint, ...], gate: Gate
 def _pool(world_catalog: Catalog, engine: Any, requirements: tuple[Constraint, ...], gate: Gate,
           reference_id: str) -> Pool:
     rows, pool_sat = _top_rows(world_catalog, requirements, gate)
-    ids = tuple(world_catalog.products[i].id for i in rows.tolist())
+    ids = tuple(world_catalog.ids.take(rows).to_pylist())  # from the id column: no Product is made
     sims = (np.zeros(len(ids)) if engine is None or not ids
             else engine.similarities(reference_id, ids).astype(np.float64))
     return Pool(rows, ids, mean_satisfaction(pool_sat), np.all(pool_sat == 1.0, axis=1), sims)
