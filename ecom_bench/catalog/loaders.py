@@ -607,55 +607,13 @@ def save_catalog(catalog: Catalog, path: str | Path) -> Path:
     path = Path(path).expanduser()
     if path.suffix.lower() != ".parquet":
         raise ValueError(f"save_catalog writes parquet; use a .parquet path, got {path}")
-    ps = catalog.products
-    variant_t = pa.struct(
-        [
-            ("id", pa.string()),
-            ("product_id", pa.string()),
-            ("attribute", pa.string()),
-            ("value", pa.string()),
-            ("price", pa.float64()),
-            ("stock", pa.int64()),
-        ]
-    )
-    schema = pa.schema(
-        [
-            ("id", pa.string()),
-            ("title", pa.string()),
-            ("description", pa.string()),
-            ("category", pa.list_(pa.string())),
-            ("brand", pa.string()),
-            ("attributes", pa.string()),
-            ("price", pa.float64()),
-            ("rating", pa.float64()),
-            ("rating_count", pa.int64()),
-            ("ship_days", pa.int64()),
-            ("stock", pa.int64()),
-            ("features", pa.list_(pa.string())),
-            ("store", pa.string()),
-            ("variants", pa.list_(variant_t)),
-        ],
-        metadata={"ecom_bench.catalog_name": catalog.name},
-    )
-    table = pa.Table.from_pydict(
-        {
-            "id": [p.id for p in ps],
-            "title": [p.title for p in ps],
-            "description": [p.description for p in ps],
-            "category": [list(p.category) for p in ps],
-            "brand": [p.brand for p in ps],
-            "attributes": [json.dumps(p.attributes, ensure_ascii=False) for p in ps],
-            "price": [float(p.price) for p in ps],
-            "rating": [float(p.rating) for p in ps],
-            "rating_count": [int(p.rating_count) for p in ps],
-            "ship_days": [int(p.ship_days) for p in ps],
-            "stock": [int(p.stock) for p in ps],
-            "features": [list(p.features) for p in ps],
-            "store": [p.store for p in ps],
-            "variants": [[v.to_dict() for v in p.variants] for p in ps],
-        },
-        schema=schema,
-    )
+    # The catalogue's own columns (`PRODUCT_SCHEMA`), with the attributes map as JSON text: no
+    # Product is made, and the field list lives once, in catalog.py.
+    table = catalog.table.combine_chunks()
+    column = table.schema.get_field_index("attributes")
+    attributes = [json.dumps(dict(items), ensure_ascii=False) for items in table.column(column).to_pylist()]
+    table = (table.set_column(column, pa.field("attributes", pa.string()), pa.array(attributes, pa.string()))
+             .replace_schema_metadata({"ecom_bench.catalog_name": catalog.name}))
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
