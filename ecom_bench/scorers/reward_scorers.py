@@ -90,7 +90,7 @@ def pass_k() -> Metric:
     return compute
 
 
-def _outcome_or_failure(state: TaskState, part: str, explain: Callable[[dict], str]) -> Score:
+def _outcome_or_failure(part: str, explain: Callable[[dict], str]) -> Score:
     outcome = store_as(EpisodeStore).outcome
     if outcome is None:  # the solver never reached its finally block
         value = 0.0 if part == "success" else FAILURE_SCORE
@@ -134,7 +134,7 @@ def _part_scorer(part: str, explain: Callable[[dict], str], metrics: list[Metric
 
     def make() -> Scorer:
         async def score(state: TaskState, target: Target) -> Score:
-            return _outcome_or_failure(state, part, explain)
+            return _outcome_or_failure(part, explain)
 
         return score
 
@@ -161,7 +161,7 @@ def total_score() -> Scorer:
         info = store_as(EpisodeStore)
         outcome = info.outcome
         if outcome is None:
-            return _outcome_or_failure(state, "total", str)
+            return _outcome_or_failure("total", str)
         final = outcome["final_state"]
         return Score(
             value=float(outcome["reward"]["total"]),
