@@ -205,6 +205,17 @@ class _Columns:
         )
 
 
+def _row_of_id(index: tuple[np.ndarray, np.ndarray] | dict[str, int], product_id: str) -> int | None:
+    """The row of `product_id` in a catalogue's id index (`Catalog._id_index`), or None."""
+    if isinstance(index, dict):
+        return index.get(product_id)
+    ids_sorted, order = index
+    j = int(np.searchsorted(ids_sorted, product_id))
+    if j < len(ids_sorted) and ids_sorted[j] == product_id:
+        return int(order[j])
+    return None
+
+
 def _maker(cols: _Columns, objects: list[Product] | None) -> Callable[[int], Product]:
     """Row -> Product for a catalogue's cache. A function of the columns, not a bound method:
     the cache holding the catalogue would be a reference cycle, and a dropped catalogue (the
@@ -282,6 +293,9 @@ class Catalog:
         self._cols = _Columns(table)
         self._product = functools.lru_cache(maxsize=PRODUCT_CACHE_SIZE)(_maker(self._cols, objects))
         self._ids = self._id_index()
+        # A binary search over numpy unicode costs ~12 µs a call (the str is converted each
+        # time) and order histories look up the same few hundred ids thousands of times.
+        self._row_of = functools.lru_cache(maxsize=PRODUCT_CACHE_SIZE)(functools.partial(_row_of_id, self._ids))
 
     @classmethod
     def from_table(cls, table: pa.Table, name: str = "catalog") -> Catalog:
@@ -365,14 +379,7 @@ class Catalog:
     def index_of(self, product_id: str) -> int | None:
         if not isinstance(product_id, str):
             return None
-        index = self._ids
-        if isinstance(index, dict):
-            return index.get(product_id)
-        ids_sorted, order = index
-        j = int(np.searchsorted(ids_sorted, product_id))
-        if j < len(ids_sorted) and ids_sorted[j] == product_id:
-            return int(order[j])
-        return None
+        return self._row_of(product_id)
 
     # -- derived columns --------------------------------------------------------------
     @cached_property
