@@ -52,6 +52,7 @@ class CatalogIndex:
     variant_ids: list[str]
     variant_prices: np.ndarray
     variant_stock: np.ndarray
+    max_id_length: int  # the longest product id: a longer string is no id (no lookup needed)
 
     def leaf(self, category: str) -> np.ndarray:
         return self.leaf_rows.get(category, _EMPTY)
@@ -113,6 +114,7 @@ def _build(catalog: Catalog) -> CatalogIndex:
         id_rank=id_rank, path_code=np.asarray(catalog.category_codes, dtype=np.int64),
         paths=tuple(catalog.category_paths),
         variant_offsets=offsets, variant_ids=variant_ids,
+        max_id_length=int(pc.max(pc.utf8_length(catalog.ids)).as_py() or 0) if n else 0,
         variant_prices=np.asarray(variants.values.field("price").to_numpy(zero_copy_only=False), dtype=np.float64),
         variant_stock=np.asarray(variants.values.field("stock").to_numpy(zero_copy_only=False), dtype=np.int64),
         leaf_top={k: _top(catalog.category_paths[int(catalog.category_codes[v[0]])]) for k, v in leaf_rows.items()})

@@ -119,6 +119,9 @@ class OrderLine:
     variant_id: str | None
     quantity: int
     unit_price: float
+    #: The product's catalogue row when the generator knows it (never shown, not compared):
+    #: spares `line_leaf` an id lookup (a binary search, ~10 µs) per line of a new history.
+    row: int | None = field(default=None, repr=False, compare=False)
 
 
 @dataclass
@@ -288,7 +291,7 @@ def line_leaf(catalog: Catalog, line: OrderLine) -> str | None:
     """The leaf category of a line's product (None when the catalogue lacks it), read from
     the catalogue's leaf column: no `Product` is made (an account has ~130 lines, and every
     reference is checked against all of them)."""
-    row = catalog.index_of(line.product_id)
+    row = line.row if line.row is not None else catalog.index_of(line.product_id)
     return None if row is None else catalog.leaf_categories[row]
 
 
@@ -445,8 +448,10 @@ def random_digits(rng: random.Random, n: int) -> str:
 
 
 def _tracking_number(carrier: str, rng: random.Random) -> str:
-    digits = lambda n: random_digits(rng, n)  # noqa: E731
-    return {"UPS": "1Z" + digits(16), "FedEx": digits(12), "USPS": "9400" + digits(18)}.get(carrier, digits(10))
+    # Every carrier's digits are drawn (16 UPS, 12 FedEx, 18 USPS, 10 other, in that order),
+    # whichever the carrier: one 56-digit draw is the same stream.
+    d = random_digits(rng, 56)
+    return {"UPS": "1Z" + d[:16], "FedEx": d[16:28], "USPS": "9400" + d[28:46]}.get(carrier, d[46:])
 
 
 def _new_order_id(rng: random.Random, taken: set[str]) -> str:
@@ -547,7 +552,7 @@ class _Builder:
             variant_id = self.rng.choice(vids)
         at = vids.index(variant_id) if variant_id in vids else -1
         price = float(ix.variant_prices[first + at]) if at >= 0 else float(catalog.prices[row])
-        return OrderLine(f"{order_id}-L{n}", catalog.ids[row].as_py(), variant_id, quantity, price)
+        return OrderLine(f"{order_id}-L{n}", catalog.ids[row].as_py(), variant_id, quantity, price, row=row)
 
     def order(self, rows: list[int], status: OrderStatus, placed_days_ago: int, *,
               delivered_days_ago: int | None = None, note: str | None = None, lead: int = 0,
