@@ -588,6 +588,14 @@ class _Builder:
                                                method, fee, round(line.unit_price * line.quantity - fee, 2), created))
 
 
+def _leaf_rows(catalog: Catalog) -> dict[str, np.ndarray]:
+    """Leaf category -> its rows (ascending): the catalogue's `by_leaf_category` as the reset
+    index's arrays, built when the catalogue is prepared rather than on a first reset."""
+    from ecom_bench.envs._catalog_index import catalog_index
+
+    return catalog_index(catalog).leaf_rows
+
+
 def _leaves_of(world: World, orders: list[Order]) -> set[str]:
     leaves = {line_leaf(world.catalog, ln) for o in orders for ln in o.lines}
     leaves.discard(None)
@@ -597,7 +605,8 @@ def _leaves_of(world: World, orders: list[Order]) -> set[str]:
 def free_leaves(world: World, catalog: Catalog) -> list[str]:
     """Leaf categories no order in the world uses yet."""
     used = _leaves_of(world, world.orders)
-    return sorted(set(catalog.by_leaf_category) - used) or sorted(catalog.by_leaf_category)
+    leaves = _leaf_rows(catalog)
+    return sorted(set(leaves) - used) or sorted(leaves)
 
 
 def background_leaves(world: World, rng: random.Random) -> list[str]:
@@ -605,7 +614,7 @@ def background_leaves(world: World, rng: random.Random) -> list[str]:
     groups = {o.group_leaf for o in world.orders if o.group_leaf}
     leaves = sorted(_leaves_of(world, world.orders) - groups)
     if len(leaves) < BACKGROUND_LEAVES:
-        free = [lf for lf in sorted(world.catalog.by_leaf_category) if lf not in groups and lf not in leaves]
+        free = [lf for lf in sorted(_leaf_rows(world.catalog)) if lf not in groups and lf not in leaves]
         leaves += rng.sample(free, min(len(free), BACKGROUND_LEAVES - len(leaves)))
     return leaves
 
@@ -652,7 +661,8 @@ def build_order_history(world: World, rng: random.Random, process: GroupProcess,
     n = max(1, n_recent)
     background = background_leaves(world, rng)
     taken = _leaves_of(world, world.orders) | set(background)
-    free = [lf for lf in sorted(catalog.by_leaf_category) if lf not in taken]
+    by_leaf = _leaf_rows(catalog)
+    free = [lf for lf in sorted(by_leaf) if lf not in taken]
     groups: list[tuple[str, list[int]]] = []
     while len(groups) < group_count(n):
         leaf = process.leaf(rng, free, catalog)
@@ -673,7 +683,7 @@ def build_order_history(world: World, rng: random.Random, process: GroupProcess,
         if not background:
             raise CatalogTooSparse.lacking(catalog, need)
         for _ in draws(catalog, need):
-            row = rng.choice(catalog.by_leaf_category[rng.choice(background)])
+            row = int(rng.choice(by_leaf[rng.choice(background)]))
             if row not in exclude:
                 return row
         raise AssertionError("unreachable: draws() raises once exhausted")
