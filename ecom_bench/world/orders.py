@@ -619,26 +619,46 @@ def background_leaves(world: World, rng: random.Random) -> list[str]:
     return leaves
 
 
+#: `_untaken`: below this many rows, pick among the untaken ones directly (no rejection).
+_SMALL_POOL = 64
+
+
+def _untaken(rng: random.Random, rows: np.ndarray, taken: set[int]) -> int:
+    """A uniformly random row of `rows` not in `taken` (at least one is not): by rejection,
+    which costs O(1) draws when `rows` is much larger than `taken`, whatever the leaf's size."""
+    if len(rows) <= _SMALL_POOL:
+        return rng.choice([r for r in rows.tolist() if r not in taken])
+    while True:
+        r = int(rows[rng.randrange(len(rows))])
+        if r not in taken:
+            return r
+
+
 def _group_products(rng: random.Random, catalog: Catalog, pool: np.ndarray, n: int,
                     similar_share: float) -> list[int]:
     """n distinct products of one leaf (`pool`: its usable rows); each after the first shares
     the first one's brand with probability `similar_share` (when it can). The target is drawn
-    among them afterwards, so brand clusters say nothing about which member it is."""
+    among them afterwards, so brand clusters say nothing about which member it is.
+
+    Each pick after the first is a uniformly random untaken product of the anchor's brand
+    (with probability `similar_share`, while one is left), else of the whole pool, drawn
+    lazily: the cost does not grow with the leaf (shuffling the leaf drew one number per
+    product, ~27,000 a history at 200k products)."""
     from ecom_bench.envs._catalog_index import catalog_index
 
     anchor = int(rng.choice(pool))
-    rest = pool[pool != anchor].tolist()
-    rng.shuffle(rest)
     brand = catalog_index(catalog).brand_code
-    order = np.asarray(rest, dtype=np.int64)
-    same = order[brand[order] == brand[anchor]].tolist()
-    picks = [anchor]
-    while len(picks) < n and rest:
-        r = (same if same and rng.random() < similar_share else rest)[0]
+    same = pool[(brand[pool] == brand[anchor]) & (pool != anchor)]
+    picks, taken = [anchor], {anchor}
+    same_left = len(same)
+    while len(picks) < min(n, len(pool)):
+        if same_left and rng.random() < similar_share:
+            r = _untaken(rng, same, taken)
+        else:
+            r = _untaken(rng, pool, taken)
+        same_left -= bool(brand[r] == brand[anchor])
         picks.append(r)
-        rest.remove(r)
-        if r in same:
-            same.remove(r)
+        taken.add(r)
     return picks
 
 
