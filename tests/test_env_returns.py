@@ -240,3 +240,30 @@ def test_no_placeholder_reaches_the_user(context):
             for m in run_policy(episode(context, d, i), heuristic).messages:
                 if m.role == "user":
                     assert not re.search(r"[{}]|None\b", m.text), m.text
+
+
+def test_group_products_are_distinct_rows_of_the_pool_sharing_the_brand_as_often_as_asked(context):
+    """The lazy group draw: n distinct rows of the pool, the anchor first; with share 1 every
+    pick shares the anchor's brand while one is left, with share 0 about as often as the pool does."""
+    import random
+
+    import numpy as np
+
+    from ecom_bench.envs._catalog_index import catalog_index
+    from ecom_bench.world.orders import _group_products
+
+    catalog = context.catalog
+    index = catalog_index(catalog)
+    brand = index.brand_code
+    leaf = max(index.leaf_rows, key=lambda lf: len(index.leaf_rows[lf]))
+    pool = index.leaf(leaf)
+    rng = random.Random(0)
+    for n in (1, 4, 9, len(pool) + 3):
+        for share in (0.0, 1.0):
+            picks = _group_products(rng, catalog, pool, n, share)
+            assert len(picks) == min(n, len(pool)) == len(set(picks)) and set(picks) <= set(pool.tolist())
+            if share == 1.0:
+                same = np.count_nonzero(brand[pool] == brand[picks[0]])
+                assert sum(brand[r] == brand[picks[0]] for r in picks) == min(len(picks), same)
+    small = pool[:5]
+    assert sorted(_group_products(rng, catalog, small, 9, 0.5)) == sorted(small.tolist())

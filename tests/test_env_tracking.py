@@ -196,3 +196,45 @@ def test_two_builds_in_one_world_keep_ids_and_references_unique(context):
         ref = OrderReference(RefKind(g.reference["kind"]), g.reference["leaf"], g.reference["value"])
         assert [o.order_id for o, _ in matching_lines(world.orders, ref, world.catalog)] == [g.order_id]
     assert second.goal.order_id not in (first.goal.order_id, third.goal.order_id)
+
+
+def test_tracking_digits_are_the_digit_loop_draw_for_draw():
+    """`random_digits` batches the Mersenne-Twister words: same digits, same RNG state after."""
+    import random
+
+    from ecom_bench.world.orders import random_digits
+
+    for seed in range(200):
+        fast, slow = random.Random(seed), random.Random(seed)
+        for n in (0, 1, 10, 12, 16, 18, 40):
+            assert random_digits(fast, n) == "".join(str(slow.randrange(10)) for _ in range(n))
+        assert fast.getstate() == slow.getstate()
+
+
+def test_references_match_the_plain_definition(context):
+    """`matching_lines` / `unique_references` read only the reference's leaf's lines: the same
+    answers as checking every line of the account with `OrderReference.matches`."""
+    from ecom_bench.world.orders import ORDINALS, references_for, unique_references
+
+    for d in (0, 6, 12):
+        for i in range(4):
+            world = episode(context, d, i).world
+            cat = world.catalog
+            for order in world.orders[::7]:
+                for line in order.lines:
+                    unique = []
+                    for ref in references_for(world.orders, order, line, cat):
+                        if ref.kind is RefKind.ORDINAL:
+                            of_leaf = sorted(((o, ln) for o in world.orders for ln in o.lines
+                                              if cat.get(ln.product_id).leaf_category == ref.leaf),
+                                             key=lambda h: h[0].placed_at)
+                            plain = [of_leaf[ORDINALS[ref.value]]] if len(of_leaf) >= 2 else []
+                        else:
+                            plain = [(o, ln) for o in world.orders for ln in o.lines if ref.matches(o, ln, cat)]
+                        hits = matching_lines(world.orders, ref, cat)
+                        assert [(o.order_id, ln.line_id) for o, ln in hits] == \
+                            [(o.order_id, ln.line_id) for o, ln in plain]
+                        if ref.kind is RefKind.ORDER_ID or [(o.order_id, ln.line_id) for o, ln in plain] == \
+                                [(order.order_id, line.line_id)]:
+                            unique.append(ref)
+                    assert unique_references(world.orders, order, line, cat) == unique

@@ -45,6 +45,14 @@ class CatalogIndex:
     id_rank: np.ndarray  # each product's position in the catalogue sorted by id
     path_code: np.ndarray  # each product's category path, as an index into `paths`
     paths: tuple[tuple[str, ...], ...]
+    leaf_top: dict[str, str]  # leaf category -> its top category (of its first product), e.g. return windows
+    # A product's variants without making the Product (order lines of a history, ~100 a reset):
+    # row r's variants are positions variant_offsets[r]:variant_offsets[r + 1] of these columns.
+    variant_offsets: np.ndarray
+    variant_ids: list[str]
+    variant_prices: np.ndarray
+    variant_stock: np.ndarray
+    max_id_length: int  # the longest product id: a longer string is no id (no lookup needed)
 
     def leaf(self, category: str) -> np.ndarray:
         return self.leaf_rows.get(category, _EMPTY)
@@ -92,7 +100,8 @@ def _build(catalog: Catalog) -> CatalogIndex:
     own_stock = np.asarray(_column(catalog, "stock").to_numpy(zero_copy_only=False)) > 0
     base = np.where(has_variants, any_variant, own_stock)
     rows = np.repeat(np.arange(n), per_product).tolist()
-    variant_row = dict(zip(variants.values.field("id").to_pylist(), rows))
+    variant_ids = variants.values.field("id").to_pylist()
+    variant_row = dict(zip(variant_ids, rows))
     brand_code = np.asarray(pc.dictionary_encode(_column(catalog, "brand")).indices, dtype=np.int64)
     ids = np.asarray(catalog.ids.to_numpy(zero_copy_only=False), dtype=object)
     id_rank = np.empty(n, dtype=np.int64)
@@ -103,7 +112,17 @@ def _build(catalog: Catalog) -> CatalogIndex:
         brand_rows={str(k): v for k, v in _groups(catalog.folded_brands).items()},
         base_in_stock=base, has_variants=has_variants, brand_code=brand_code, variant_row=variant_row,
         id_rank=id_rank, path_code=np.asarray(catalog.category_codes, dtype=np.int64),
-        paths=tuple(catalog.category_paths))
+        paths=tuple(catalog.category_paths),
+        variant_offsets=offsets, variant_ids=variant_ids,
+        max_id_length=int(pc.max(pc.utf8_length(catalog.ids)).as_py() or 0) if n else 0,
+        variant_prices=np.asarray(variants.values.field("price").to_numpy(zero_copy_only=False), dtype=np.float64),
+        variant_stock=np.asarray(variants.values.field("stock").to_numpy(zero_copy_only=False), dtype=np.int64),
+        leaf_top={k: _top(catalog.category_paths[int(catalog.category_codes[v[0]])]) for k, v in leaf_rows.items()})
+
+
+def _top(path: Sequence[str]) -> str:
+    """`Product.top_category` of a category path."""
+    return path[0] if path else ""
 
 
 _INDEXES: "weakref.WeakKeyDictionary[Catalog, CatalogIndex]" = weakref.WeakKeyDictionary()

@@ -119,6 +119,9 @@ class OrderLine:
     variant_id: str | None
     quantity: int
     unit_price: float
+    #: The product's catalogue row when the generator knows it (never shown, not compared):
+    #: spares `line_leaf` an id lookup (a binary search, ~10 µs) per line of a new history.
+    row: int | None = field(default=None, repr=False, compare=False)
 
 
 @dataclass
@@ -284,26 +287,53 @@ ORDINALS: dict[str, int] = {"oldest": 0, "second_oldest": 1, "third_oldest": 2,
                             "latest": -1, "second_latest": -2, "third_latest": -3}
 
 
-def _leaf_lines(orders: list[Order], leaf: str, catalog: Catalog) -> list[tuple[Order, OrderLine]]:
-    """The account's lines of one leaf category, oldest order first."""
-    hits = [(o, ln) for o in orders for ln in o.lines
-            if (p := catalog.get(ln.product_id)) is not None and p.leaf_category == leaf]
+def line_leaf(catalog: Catalog, line: OrderLine) -> str | None:
+    """The leaf category of a line's product (None when the catalogue lacks it), read from
+    the catalogue's leaf column: no `Product` is made (an account has ~130 lines, and every
+    reference is checked against all of them)."""
+    row = line.row if line.row is not None else catalog.index_of(line.product_id)
+    return None if row is None else catalog.leaf_categories[row]
+
+
+def _lines_of_leaf(orders: list[Order], leaf: str, catalog: Catalog) -> list[tuple[Order, OrderLine]]:
+    """The account's lines of one leaf category, in account order."""
+    return [(o, ln) for o in orders for ln in o.lines if line_leaf(catalog, ln) == leaf]
+
+
+def _by_date(hits: list[tuple[Order, OrderLine]]) -> list[tuple[Order, OrderLine]]:
     return sorted(hits, key=lambda h: h[0].placed_at)
 
 
-def matching_lines(orders: list[Order], ref: OrderReference, catalog: Catalog) -> list[tuple[Order, OrderLine]]:
+def _leaf_lines(orders: list[Order], leaf: str, catalog: Catalog) -> list[tuple[Order, OrderLine]]:
+    """The account's lines of one leaf category, oldest order first."""
+    return _by_date(_lines_of_leaf(orders, leaf, catalog))
+
+
+def _matches(orders: list[Order], ref: OrderReference, catalog: Catalog,
+             of_leaf: list[tuple[Order, OrderLine]]) -> list[tuple[Order, OrderLine]]:
+    """`matching_lines` given the account's lines of `ref.leaf` (`of_leaf`, account order): only
+    those can match a description, so only their products are read."""
+    if ref.kind is RefKind.ORDER_ID:
+        return [(o, ln) for o in orders if o.order_id == ref.value for ln in o.lines]
     if ref.kind is RefKind.ORDINAL:
-        lines = _leaf_lines(orders, ref.leaf, catalog)
+        lines = _by_date(of_leaf)
         index = ORDINALS[ref.value]
         if len(lines) < 2 or not -len(lines) <= index < len(lines):
             return []
         return [lines[index]]
-    return [(o, ln) for o in orders for ln in o.lines if ref.matches(o, ln, catalog)]
+    return [(o, ln) for o, ln in of_leaf if ref.matches(o, ln, catalog)]
 
 
-def _ordinal_of(orders: list[Order], order: Order, line: OrderLine, leaf: str, catalog: Catalog) -> str | None:
+def matching_lines(orders: list[Order], ref: OrderReference, catalog: Catalog) -> list[tuple[Order, OrderLine]]:
+    of_leaf = [] if ref.kind is RefKind.ORDER_ID else _lines_of_leaf(orders, ref.leaf, catalog)
+    return _matches(orders, ref, catalog, of_leaf)
+
+
+def _ordinal_of(orders: list[Order], order: Order, line: OrderLine, leaf: str, catalog: Catalog,
+                of_leaf: list[tuple[Order, OrderLine]] | None = None) -> str | None:
     """The ordinal from the nearer end of the line's kind (None beyond the third from either end)."""
-    lines = [(o.order_id, ln.line_id) for o, ln in _leaf_lines(orders, leaf, catalog)]
+    by_date = _by_date(of_leaf) if of_leaf is not None else _leaf_lines(orders, leaf, catalog)
+    lines = [(o.order_id, ln.line_id) for o, ln in by_date]
     if len(lines) < 2:
         return None
     index = lines.index((order.order_id, line.line_id))
@@ -313,8 +343,8 @@ def _ordinal_of(orders: list[Order], order: Order, line: OrderLine, leaf: str, c
     return min(fits, key=steps) if fits else None
 
 
-def references_for(orders: list[Order], order: Order, line: OrderLine, catalog: Catalog) -> list[OrderReference]:
-    """Every description of (order, line) among `orders` a customer could give, unique or not."""
+def _references(orders: list[Order], order: Order, line: OrderLine, catalog: Catalog,
+                of_leaf: list[tuple[Order, OrderLine]] | None) -> list[OrderReference]:
     product = catalog.get(line.product_id)
     assert product is not None
     leaf = product.leaf_category
@@ -328,17 +358,26 @@ def references_for(orders: list[Order], order: Order, line: OrderLine, catalog: 
     variant = product.variant(line.variant_id) if line.variant_id else None
     if variant is not None:
         refs.append(OrderReference(RefKind.VARIANT, leaf, variant.value))
-    ordinal = _ordinal_of(orders, order, line, leaf, catalog)
+    ordinal = _ordinal_of(orders, order, line, leaf, catalog, of_leaf)
     if ordinal is not None:
         refs.append(OrderReference(RefKind.ORDINAL, leaf, ordinal))
     return refs
 
 
+def references_for(orders: list[Order], order: Order, line: OrderLine, catalog: Catalog) -> list[OrderReference]:
+    """Every description of (order, line) among `orders` a customer could give, unique or not."""
+    return _references(orders, order, line, catalog, None)
+
+
 def unique_references(orders: list[Order], order: Order, line: OrderLine, catalog: Catalog) -> list[OrderReference]:
-    """The descriptions that pick out exactly this line among all `orders` (ORDER_ID: exactly this order)."""
+    """The descriptions that pick out exactly this line among all `orders` (ORDER_ID: exactly this order).
+
+    Every description but the order id names the line's leaf, so the account's lines of
+    that leaf are found once and each description is checked against them alone."""
+    of_leaf = _lines_of_leaf(orders, line_leaf(catalog, line) or "", catalog)
     out = []
-    for ref in references_for(orders, order, line, catalog):
-        hits = matching_lines(orders, ref, catalog)
+    for ref in _references(orders, order, line, catalog, of_leaf):
+        hits = _matches(orders, ref, catalog, of_leaf)
         if ref.kind is RefKind.ORDER_ID or [(o.order_id, ln.line_id) for o, ln in hits] == \
                 [(order.order_id, line.line_id)]:
             out.append(ref)
@@ -380,9 +419,39 @@ def statuses_for_age(days: int) -> list[OrderStatus]:
                                                                                  and days > hi)]
 
 
+#: `random_digits`: a word's top byte -> its top 4 bits as an ASCII digit (when below 10) ...
+_TOP_NIBBLE_DIGIT = bytes(48 + (b >> 4) if b < 160 else 0 for b in range(256))
+#: ... and the top bytes whose top 4 bits are 10-15: `randrange(10)` rejects those words.
+_REJECTED_TOP = bytes(range(160, 256))
+
+
+def random_digits(rng: random.Random, n: int) -> str:
+    """n decimal digits: exactly what ``"".join(str(rng.randrange(10)) for _ in range(n))``
+    returns, leaving `rng` in the same state, at a fraction of the cost (a history has
+    ~100 tracking numbers of 12-22 digits).
+
+    `random.Random.randrange(10)` draws one 32-bit Mersenne-Twister word at a time and
+    keeps its top 4 bits when they are below 10, else draws again. Here the words come in
+    batches of as many as digits are still missing (``getrandbits(32·k)`` draws k words,
+    the first in the lowest 32 bits), and bytes.translate keeps the digits: every batch
+    word is one the digit loop would have drawn too, so the stream never runs ahead. A
+    subclass of `Random` (whose randrange may draw differently) gets the plain loop.
+    """
+    if type(rng) is not random.Random:
+        return "".join(str(rng.randrange(10)) for _ in range(n))
+    out = b""
+    while len(out) < n:
+        need = n - len(out)
+        words = rng.getrandbits(32 * need).to_bytes(4 * need, "little")
+        out += words[3::4].translate(_TOP_NIBBLE_DIGIT, _REJECTED_TOP)
+    return out.decode("ascii")
+
+
 def _tracking_number(carrier: str, rng: random.Random) -> str:
-    digits = lambda n: "".join(str(rng.randrange(10)) for _ in range(n))  # noqa: E731
-    return {"UPS": "1Z" + digits(16), "FedEx": digits(12), "USPS": "9400" + digits(18)}.get(carrier, digits(10))
+    # Every carrier's digits are drawn (16 UPS, 12 FedEx, 18 USPS, 10 other, in that order),
+    # whichever the carrier: one 56-digit draw is the same stream.
+    d = random_digits(rng, 56)
+    return {"UPS": "1Z" + d[:16], "FedEx": d[16:28], "USPS": "9400" + d[28:46]}.get(carrier, d[46:])
 
 
 def _new_order_id(rng: random.Random, taken: set[str]) -> str:
@@ -429,7 +498,8 @@ class GroupProcess:
         """Which of `rows` (catalogue rows of one leaf) a group may use, as a bool mask."""
         return np.ones(len(rows), dtype=bool)
 
-    def member(self, rng: random.Random, world: World, product: Product) -> MemberPlan:
+    def member(self, rng: random.Random, world: World, row: int) -> MemberPlan:
+        """The plan of one member, whose group line is catalogue row `row` (`world.catalog.products[row]`)."""
         raise NotImplementedError
 
 
@@ -454,32 +524,44 @@ class OrderHistory:
 
 
 class _Builder:
-    """Makes date-consistent orders with world-unique ids for one build."""
+    """Makes date-consistent orders with world-unique ids for one build.
+
+    Orders are made of catalogue rows, not `Product`s: a line needs only the product's id,
+    price and variants, read from the catalogue's columns (making a Product costs ~20-45 µs,
+    and a history has ~130 lines, most never looked at again)."""
 
     def __init__(self, world: World, rng: random.Random) -> None:
+        from ecom_bench.envs._catalog_index import catalog_index
+
         self.world, self.rng = world, rng
         self.taken = {o.order_id for o in world.orders}
         self.today = world.now.date()
+        self.index = catalog_index(world.catalog)
 
     def at(self, days_ago: int, lo_hour: int = 7, hi_hour: int = 22) -> datetime:
         day = self.today - timedelta(days=days_ago)
         hi = max(0, min(hi_hour, self.world.now.hour - 1)) if days_ago == 0 else hi_hour
         return datetime.combine(day, time(self.rng.randint(min(lo_hour, hi), hi), self.rng.randrange(60)))
 
-    def line(self, order_id: str, n: int, product: Product, quantity: int, variant_id: str | None = None) -> OrderLine:
-        if variant_id is None and product.variants:
-            variant_id = self.rng.choice(product.variants).id
-        v = product.variant(variant_id) if variant_id else None
-        return OrderLine(f"{order_id}-L{n}", product.id, variant_id, quantity, v.price if v else product.price)
+    def line(self, order_id: str, n: int, row: int, quantity: int, variant_id: str | None = None) -> OrderLine:
+        """A line of catalogue row `row`: the given variant, else a random one (when it has any)."""
+        ix, catalog = self.index, self.world.catalog
+        first = int(ix.variant_offsets[row])
+        vids = ix.variant_ids[first:int(ix.variant_offsets[row + 1])]
+        if variant_id is None and vids:
+            variant_id = self.rng.choice(vids)
+        at = vids.index(variant_id) if variant_id in vids else -1
+        price = float(ix.variant_prices[first + at]) if at >= 0 else float(catalog.prices[row])
+        return OrderLine(f"{order_id}-L{n}", catalog.ids[row].as_py(), variant_id, quantity, price, row=row)
 
-    def order(self, products: list[Product], status: OrderStatus, placed_days_ago: int, *,
+    def order(self, rows: list[int], status: OrderStatus, placed_days_ago: int, *,
               delivered_days_ago: int | None = None, note: str | None = None, lead: int = 0,
               lead_variant: str | None = None, lead_quantity: int = 1) -> Order:
-        """An order of `products`; line `lead` (0-based) gets `lead_variant` and `lead_quantity`."""
+        """An order of catalogue `rows`; line `lead` (0-based) gets `lead_variant` and `lead_quantity`."""
         rng = self.rng
         oid = _new_order_id(rng, self.taken)
-        lines = [self.line(oid, i + 1, p, lead_quantity if i == lead else rng.choice((1, 1, 1, 2)),
-                           lead_variant if i == lead else None) for i, p in enumerate(products)]
+        lines = [self.line(oid, i + 1, r, lead_quantity if i == lead else rng.choice((1, 1, 1, 2)),
+                           lead_variant if i == lead else None) for i, r in enumerate(rows)]
         order = Order(oid, self.at(placed_days_ago), status, lines, note=note)
         if status in (OrderStatus.SHIPPED, OrderStatus.IN_TRANSIT, OrderStatus.DELIVERED):
             order.carrier = rng.choice(CARRIERS)
@@ -506,14 +588,25 @@ class _Builder:
                                                method, fee, round(line.unit_price * line.quantity - fee, 2), created))
 
 
+def _leaf_rows(catalog: Catalog) -> dict[str, np.ndarray]:
+    """Leaf category -> its rows (ascending): the catalogue's `by_leaf_category` as the reset
+    index's arrays, built when the catalogue is prepared rather than on a first reset."""
+    from ecom_bench.envs._catalog_index import catalog_index
+
+    return catalog_index(catalog).leaf_rows
+
+
 def _leaves_of(world: World, orders: list[Order]) -> set[str]:
-    return {p.leaf_category for o in orders for ln in o.lines if (p := world.catalog.get(ln.product_id)) is not None}
+    leaves = {line_leaf(world.catalog, ln) for o in orders for ln in o.lines}
+    leaves.discard(None)
+    return leaves  # type: ignore[return-value]
 
 
 def free_leaves(world: World, catalog: Catalog) -> list[str]:
     """Leaf categories no order in the world uses yet."""
     used = _leaves_of(world, world.orders)
-    return sorted(set(catalog.by_leaf_category) - used) or sorted(catalog.by_leaf_category)
+    leaves = _leaf_rows(catalog)
+    return sorted(set(leaves) - used) or sorted(leaves)
 
 
 def background_leaves(world: World, rng: random.Random) -> list[str]:
@@ -521,32 +614,52 @@ def background_leaves(world: World, rng: random.Random) -> list[str]:
     groups = {o.group_leaf for o in world.orders if o.group_leaf}
     leaves = sorted(_leaves_of(world, world.orders) - groups)
     if len(leaves) < BACKGROUND_LEAVES:
-        free = [lf for lf in sorted(world.catalog.by_leaf_category) if lf not in groups and lf not in leaves]
+        free = [lf for lf in sorted(_leaf_rows(world.catalog)) if lf not in groups and lf not in leaves]
         leaves += rng.sample(free, min(len(free), BACKGROUND_LEAVES - len(leaves)))
     return leaves
 
 
+#: `_untaken`: below this many rows, pick among the untaken ones directly (no rejection).
+_SMALL_POOL = 64
+
+
+def _untaken(rng: random.Random, rows: np.ndarray, taken: set[int]) -> int:
+    """A uniformly random row of `rows` not in `taken` (at least one is not): by rejection,
+    which costs O(1) draws when `rows` is much larger than `taken`, whatever the leaf's size."""
+    if len(rows) <= _SMALL_POOL:
+        return rng.choice([r for r in rows.tolist() if r not in taken])
+    while True:
+        r = int(rows[rng.randrange(len(rows))])
+        if r not in taken:
+            return r
+
+
 def _group_products(rng: random.Random, catalog: Catalog, pool: np.ndarray, n: int,
-                    similar_share: float) -> list[Product]:
+                    similar_share: float) -> list[int]:
     """n distinct products of one leaf (`pool`: its usable rows); each after the first shares
     the first one's brand with probability `similar_share` (when it can). The target is drawn
-    among them afterwards, so brand clusters say nothing about which member it is."""
+    among them afterwards, so brand clusters say nothing about which member it is.
+
+    Each pick after the first is a uniformly random untaken product of the anchor's brand
+    (with probability `similar_share`, while one is left), else of the whole pool, drawn
+    lazily: the cost does not grow with the leaf (shuffling the leaf drew one number per
+    product, ~27,000 a history at 200k products)."""
     from ecom_bench.envs._catalog_index import catalog_index
 
     anchor = int(rng.choice(pool))
-    rest = pool[pool != anchor].tolist()
-    rng.shuffle(rest)
     brand = catalog_index(catalog).brand_code
-    order = np.asarray(rest, dtype=np.int64)
-    same = order[brand[order] == brand[anchor]].tolist()
-    picks = [anchor]
-    while len(picks) < n and rest:
-        r = (same if same and rng.random() < similar_share else rest)[0]
+    same = pool[(brand[pool] == brand[anchor]) & (pool != anchor)]
+    picks, taken = [anchor], {anchor}
+    same_left = len(same)
+    while len(picks) < min(n, len(pool)):
+        if same_left and rng.random() < similar_share:
+            r = _untaken(rng, same, taken)
+        else:
+            r = _untaken(rng, pool, taken)
+        same_left -= bool(brand[r] == brand[anchor])
         picks.append(r)
-        rest.remove(r)
-        if r in same:
-            same.remove(r)
-    return [catalog.products[r] for r in picks]
+        taken.add(r)
+    return picks
 
 
 def build_order_history(world: World, rng: random.Random, process: GroupProcess, *, n_recent: int) -> OrderHistory:
@@ -568,8 +681,9 @@ def build_order_history(world: World, rng: random.Random, process: GroupProcess,
     n = max(1, n_recent)
     background = background_leaves(world, rng)
     taken = _leaves_of(world, world.orders) | set(background)
-    free = [lf for lf in sorted(catalog.by_leaf_category) if lf not in taken]
-    groups: list[tuple[str, list[Product]]] = []
+    by_leaf = _leaf_rows(catalog)
+    free = [lf for lf in sorted(by_leaf) if lf not in taken]
+    groups: list[tuple[str, list[int]]] = []
     while len(groups) < group_count(n):
         leaf = process.leaf(rng, free, catalog)
         if leaf is None:
@@ -583,27 +697,28 @@ def build_order_history(world: World, rng: random.Random, process: GroupProcess,
         raise CatalogTooSparse.lacking(catalog, "leaf category for a look-alike order group that no order of "
                                                 "this account uses yet")
 
-    def background_product(exclude: set[str]) -> Product:
+    def background_product(exclude: list[int]) -> int:
+        """A random row of the background leaves not in `exclude` (rows are products: ids are unique)."""
         need = "background product for an order history"
         if not background:
             raise CatalogTooSparse.lacking(catalog, need)
         for _ in draws(catalog, need):
-            p = catalog.products[rng.choice(catalog.by_leaf_category[rng.choice(background)])]
-            if p.id not in exclude:
-                return p
+            row = int(rng.choice(by_leaf[rng.choice(background)]))
+            if row not in exclude:
+                return row
         raise AssertionError("unreachable: draws() raises once exhausted")
 
-    members = [(g, p, process.member(rng, world, p)) for g, (_, products) in enumerate(groups) for p in products]
+    members = [(g, r, process.member(rng, world, r)) for g, (_, rows) in enumerate(groups) for r in rows]
     rng.shuffle(members)  # creation order (the world's list order) says nothing either
     history = OrderHistory(target=None, target_line=None, groups=[[] for _ in groups])  # type: ignore[arg-type]
     leads: dict[str, OrderLine] = {}
-    for g, product, plan in members:
-        products = [product]
+    for g, row, plan in members:
+        rows = [row]
         for _ in range(plan.extra_lines):
-            products.append(background_product({p.id for p in products}))
-        lead = rng.randrange(len(products)) if process.random_line_position else 0
-        products[0], products[lead] = products[lead], products[0]
-        order = b.order(products, plan.status, plan.placed_days_ago, delivered_days_ago=plan.delivered_days_ago,
+            rows.append(background_product(rows))
+        lead = rng.randrange(len(rows)) if process.random_line_position else 0
+        rows[0], rows[lead] = rows[lead], rows[0]
+        order = b.order(rows, plan.status, plan.placed_days_ago, delivered_days_ago=plan.delivered_days_ago,
                         note=rng.choice(NOTES) if rng.random() < NOTE_SHARE else None, lead=lead,
                         lead_variant=plan.variant_id, lead_quantity=plan.quantity)
         order.group_leaf = groups[g][0]
@@ -619,9 +734,9 @@ def build_order_history(world: World, rng: random.Random, process: GroupProcess,
 
     for _ in range(rng.randint(*BACKGROUND_OLD)):
         age = rng.randint(*OLD_AGE_DAYS)
-        items: list[Product] = []
+        items: list[int] = []
         for _ in range(rng.choice((1, 1, 1, 2, 3))):
-            items.append(background_product({p.id for p in items}))
+            items.append(background_product(items))
         status = OrderStatus.CANCELLED if rng.random() < 0.12 else OrderStatus.DELIVERED
         history.background.append(b.order(items, status, age,
                                           note=rng.choice(NOTES) if rng.random() < 0.1 else None))
@@ -631,6 +746,6 @@ def build_order_history(world: World, rng: random.Random, process: GroupProcess,
 __all__ = ["CARRIERS", "DEFAULT_RETURN_WINDOW_DAYS", "Eligibility", "GroupProcess", "MemberPlan", "NOTES",
            "ORDINALS", "Order", "OrderHistory", "OrderLine", "OrderReference", "OrderStatus", "REASON_DESCRIPTIONS", "RETURN_FEES",
            "RETURN_WINDOW_DAYS", "RefKind", "ReturnMethod", "ReturnReason", "ReturnRecord",
-           "SELLER_FAULT_REASONS", "background_leaves", "build_order_history", "check_eligibility", "find_order", "free_leaves", "group_count",
-           "matching_lines", "next_return_id", "product_noun", "references_for", "return_fee",
+           "SELLER_FAULT_REASONS", "background_leaves", "build_order_history", "check_eligibility", "find_order", "free_leaves", "group_count", "line_leaf",
+           "matching_lines", "next_return_id", "product_noun", "random_digits", "references_for", "return_fee",
            "return_window_days", "returns_of", "statuses_for_age", "unique_references"]

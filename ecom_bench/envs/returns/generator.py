@@ -39,6 +39,8 @@ from ecom_bench.world.orders import (
     GroupProcess,
     MemberPlan,
     OrderStatus,
+    DEFAULT_RETURN_WINDOW_DAYS,
+    RETURN_WINDOW_DAYS,
     RefKind,
     ReturnMethod,
     ReturnReason,
@@ -110,8 +112,9 @@ class ReturnsProcess(GroupProcess):
         self.p_kind = p_edge(difficulty) / len(EDGES)
 
     def leaf(self, rng: random.Random, leaves: list[str], catalog: Catalog) -> str | None:
-        final = [lf for lf in leaves if _leaf_window(catalog, lf) is None]
-        other = [lf for lf in leaves if _leaf_window(catalog, lf) is not None]
+        top = catalog_index(catalog).leaf_top
+        final = [lf for lf in leaves if RETURN_WINDOW_DAYS.get(top.get(lf, ""), 0) is None]
+        other = [lf for lf in leaves if RETURN_WINDOW_DAYS.get(top.get(lf, ""), 0) is not None]
         pool = final if final and rng.random() < self.p_kind else other or final
         return rng.choice(pool) if pool else None
 
@@ -119,23 +122,25 @@ class ReturnsProcess(GroupProcess):
         """Products without variants, and those with a variant in stock (one can be ordered)."""
         return ~catalog_index(world.catalog).has_variants[rows] | in_stock_mask(world, rows)
 
-    def member(self, rng: random.Random, world: World, product: Product) -> MemberPlan:
-        window = return_window_days(product)
+    def member(self, rng: random.Random, world: World, row: int) -> MemberPlan:
+        """Read from the catalogue's columns (no Product is made): the row's return window
+        (`return_window_days`) and its variants in stock (`world.stock_of` of each)."""
+        ix = catalog_index(world.catalog)
+        path = ix.paths[ix.path_code[row]]
+        window = RETURN_WINDOW_DAYS.get(path[0] if path else "", DEFAULT_RETURN_WINDOW_DAYS)
         edge = None
         if window is None:
             edge = "final_sale"
         elif rng.random() < 4 * self.p_kind / (1 - self.p_kind):
             edge = rng.choice([e for e in EDGES if e != "final_sale"])
         delivered = _delivered_days_ago(edge, window, rng)
-        in_stock = [v for v in product.variants if world.stock_of(product, v) > 0]
+        first, end = int(ix.variant_offsets[row]), int(ix.variant_offsets[row + 1])
+        in_stock = [ix.variant_ids[k] for k in range(first, end)
+                    if world.stock.get(ix.variant_ids[k], int(ix.variant_stock[k])) > 0]
         return MemberPlan(OrderStatus.DELIVERED, delivered + rng.randint(2, 5), delivered,
-                          variant_id=rng.choice(in_stock).id if in_stock else None,
+                          variant_id=rng.choice(in_stock) if in_stock else None,
                           quantity=2 if rng.random() < P_QUANTITY_2 else 1, extra_lines=rng.choice(EXTRA_LINES),
                           returned=edge == "already_returned", edge=edge)
-
-
-def _leaf_window(catalog: Catalog, leaf: str) -> int | None:
-    return return_window_days(catalog.products[catalog.by_leaf_category[leaf][0]])
 
 
 def build_returns(world: World, seed: int, difficulty: Difficulty, intent: int = 0) -> SubTask:

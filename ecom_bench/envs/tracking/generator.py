@@ -12,7 +12,6 @@ from __future__ import annotations
 import random
 
 from ecom_bench._seeding import derive_seed, seeded_rng
-from ecom_bench.catalog import Product
 from ecom_bench.catalog.naming import product_noun
 from ecom_bench.difficulty import Difficulty
 from ecom_bench.envs.base import SubTask
@@ -52,7 +51,7 @@ class TrackingProcess(GroupProcess):
     def __init__(self, similar_share: float) -> None:
         self.similar_share = similar_share
 
-    def member(self, rng: random.Random, world: World, product: Product) -> MemberPlan:
+    def member(self, rng: random.Random, world: World, row: int) -> MemberPlan:
         status = rng.choices(list(STATUS_WEIGHTS), list(STATUS_WEIGHTS.values()))[0]
         lo, hi = STATUS_AGE_DAYS[status]
         age = rng.randint(max(lo, MIN_TARGET_AGE_DAYS), min(hi, MAX_TARGET_AGE_DAYS))
