@@ -443,6 +443,18 @@ class Catalog:
         """The distinct category paths, in order of first appearance."""
         return self._category_encoding[1]
 
+    def title_at(self, row: int) -> str:
+        """Row `row`'s title, without making its Product (an order listing names ~100 products)."""
+        return self._cols.title[row].as_py()
+
+    def variant_value_at(self, row: int, variant_id: str) -> str | None:
+        """The value ("Black") of row `row`'s variant `variant_id`, or None if it has no such variant."""
+        a, b = int(self._cols.var_off[row]), int(self._cols.var_off[row + 1])
+        for j, vid in enumerate(self._cols.v_id[a:b].to_pylist()):
+            if vid == variant_id:
+                return self._cols.v_value[a + j].as_py()
+        return None
+
     @cached_property
     def leaf_categories(self) -> np.ndarray:
         """Each product's leaf category (object array), for vectorised category tests."""

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ecom_bench.catalog.naming import short_name
+from ecom_bench.catalog.naming import short_name, short_name_from_title
 from ecom_bench.world._tooling import ToolBase, ToolError, _json, tool_method
 from ecom_bench.world.orders import (
     REASON_DESCRIPTIONS,
@@ -64,10 +64,15 @@ class OrderTools(ToolBase):
         return line
 
     def _item_label(self, line: OrderLine) -> str:
-        p = self.world.product(line.product_id)
-        v = p.variant(line.variant_id) if p and line.variant_id else None
-        name = short_name(p) if p else line.product_id
-        return f"{name} ({v.value})" if v else name
+        """ "Short name (variant value)", read from the catalogue's columns: making a Product for
+        each of a listing's ~100 lines was most of an order_list call."""
+        catalog = self.world.catalog
+        row = line.row if line.row is not None else catalog.index_of(line.product_id)
+        if row is None:
+            return line.product_id
+        name = short_name_from_title(catalog.title_at(row))
+        value = catalog.variant_value_at(row, line.variant_id) if line.variant_id else None
+        return f"{name} ({value})" if value is not None else name
 
     def _return_state(self, line: OrderLine) -> str | None:
         records = returns_of(self.world, line.line_id)
