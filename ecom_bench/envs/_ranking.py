@@ -189,6 +189,15 @@ def budget_binds(catalog: Catalog, leaf: str, budget: float) -> bool:
 
 
 # ------------------------------------------------------- satisfaction, vectorised
+@lru_cache(maxsize=16)
+def _offering(catalog: Catalog, attribute: str, value: str) -> np.ndarray:
+    """`catalog.offering(attribute, value)`, kept for the few attribute values an episode's
+    constraints name: its pool, list grading and gate test each read them (read-only)."""
+    mask = catalog.offering(attribute, value)
+    mask.flags.writeable = False
+    return mask
+
+
 def satisfaction_matrix(catalog: Catalog, constraints: tuple[Constraint, ...],
                         rows: np.ndarray | None = None) -> np.ndarray:
     """(n, m) per-constraint satisfaction of every catalogue product, or of `rows` (same rule as
@@ -213,7 +222,7 @@ def satisfaction_matrix(catalog: Catalog, constraints: tuple[Constraint, ...],
             col = col_of(catalog.folded_brands) == fold(c.value)
         else:
             assert c.attribute is not None
-            col = col_of(catalog.offering(c.attribute, c.value))
+            col = col_of(_offering(catalog, c.attribute, c.value))
         out[:, j] = np.clip(col, 0.0, 1.0)
     return out
 
@@ -370,11 +379,21 @@ def _meeting_rows(catalog: Catalog, c: Constraint) -> np.ndarray:
     if c.kind == "brand":
         return catalog_index(catalog).brand(fold(c.value))
     assert c.attribute is not None
-    return np.flatnonzero(catalog.offering(c.attribute, c.value))
+    return np.flatnonzero(_offering(catalog, c.attribute, c.value))
 
 
-#: Rows graded at once when `_top_rows` scans the products meeting no categorical
-#: constraint (in catalogue order; each further chunk twice the last).
+def _meeting_mask(catalog: Catalog, c: Constraint) -> np.ndarray:
+    """`_meeting_rows` as a bool mask over the catalogue."""
+    if c.kind == "attribute":
+        assert c.attribute is not None
+        return _offering(catalog, c.attribute, c.value)
+    mask = np.zeros(len(catalog), dtype=bool)
+    mask[_meeting_rows(catalog, c)] = True
+    return mask
+
+
+#: Rows graded at once when `_top_rows` scans a level (in catalogue order; each further
+#: chunk of the level twice the last).
 SCAN_CHUNK = 4 * POOL_SIZE
 
 
@@ -386,9 +405,7 @@ def _gate_rows(catalog: Catalog, gate: Gate) -> np.ndarray | None:
     ok = np.ones(len(catalog), dtype=bool)
     for c in gate.require:
         if c.kind in _CATEGORICAL:
-            meeting = np.zeros(len(catalog), dtype=bool)
-            meeting[_meeting_rows(catalog, c)] = True
-            ok &= meeting
+            ok &= _meeting_mask(catalog, c)
     for pid in gate.exclude:
         i = product_row(catalog, pid)
         if i is not None:
@@ -397,7 +414,8 @@ def _gate_rows(catalog: Catalog, gate: Gate) -> np.ndarray | None:
 
 
 def _best(rows: np.ndarray, sat: np.ndarray, gate: Gate, catalog: Catalog) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The gated `rows` best first by (numpy's mean s(p), row), at most POOL_SIZE: (rows, sat, s)."""
+    """The gated `rows` best first by (numpy's mean s(p), row), at most POOL_SIZE: (rows, sat, s).
+    (The order is by numpy's mean, as the pool always was; grades use `mean_satisfaction`.)"""
     s = sat.mean(axis=1)
     order = np.lexsort((rows, -s))
     order = order[gate.mask(catalog, rows[order])][:POOL_SIZE]
@@ -408,54 +426,50 @@ def _top_rows(catalog: Catalog, requirements: tuple[Constraint, ...], gate: Gate
     """The pool's rows (best s(p) first, ties by catalogue order, gated, at most POOL_SIZE) and
     their satisfaction matrix, without grading the whole catalogue when it need not be.
 
-    A product that meets only c of the categorical constraints (category, brand, attribute:
-    0 or 1 each) has s(p) <= (c + the numeric ones' count) / m. So grade first the products
-    meeting the most of them (found in the per-catalogue indexes), and stop at the level
-    below which nobody can reach the pool's last s(p). When even the products meeting none
-    can (the pool's tail ties at, or falls below, what the numeric constraints alone give:
-    a small leaf, or E_SUB's gate leaving few), those are scanned in catalogue order, a
-    growing chunk at a time, until the pool's last (s(p), row) beats every product not yet
-    graded; only a pool whose tail really lies below that grades all of them. The result
-    is the pool of grading every product (the tests check it), at a cost set by the
-    categorical constraints' rows rather than the catalogue's size.
+    A product that meets c of the categorical constraints (category, brand, attribute: 0 or
+    1 each) has s(p) <= (c + the numeric ones' count) / m, its level's ceiling. The levels
+    are graded from the most met down, each in catalogue order a growing chunk at a time
+    (the products meeting none are the last level), until the pool's last (s(p), row)
+    beats every product not yet graded: its s(p) is above the current level's ceiling, or
+    equal to it with a smaller row than the next product (ties go by catalogue order). So
+    the cost is set by how many products come near the pool, not by the catalogue's size;
+    a pool whose tail lies below a level's ceiling still grades that whole level. The
+    result is the pool of grading every product (the tests check it).
     """
     categorical = [c for c in requirements if c.kind in _CATEGORICAL]
     numeric = len(requirements) - len(categorical)
     m = max(1, len(requirements))
-    allowed = _gate_rows(catalog, gate)
     met = np.zeros(len(catalog), dtype=np.int16)
     for c in categorical:
-        met[_meeting_rows(catalog, c)] += 1
+        met += _meeting_mask(catalog, c)
+    allowed = _gate_rows(catalog, gate)
     if allowed is not None:
         met[~allowed] = -1  # never graded
-    for level in range(len(categorical), 0, -1):
-        rows = np.flatnonzero(met >= level)
-        if len(rows) < POOL_SIZE:
-            continue
-        sat = satisfaction_matrix(catalog, requirements, rows)
-        # The order is by numpy's mean, as the pool always was; grades use `mean_satisfaction`.
-        s = sat.mean(axis=1)
-        order = np.argsort(-s, kind="stable")
-        keep = order[gate.mask(catalog, rows[order])][:POOL_SIZE]
-        if len(keep) == POOL_SIZE and s[keep[-1]] > (level - 1 + numeric) / m:
-            return rows[keep], sat[keep]
-    # Every product meeting a categorical constraint, then those meeting none in catalogue order.
-    # One of the latter has s(p) <= numeric / m (`ceiling`) and a larger row than any scanned.
-    rows = np.flatnonzero(met >= 1)
-    best_rows, best_sat, best_s = _best(rows, satisfaction_matrix(catalog, requirements, rows), gate, catalog)
-    rest = np.flatnonzero(met == 0)
-    ceiling = numeric / m
-    at, chunk = 0, SCAN_CHUNK
-    while at < len(rest):
-        if len(best_rows) == POOL_SIZE and (best_s[-1] > ceiling
-                                            or (best_s[-1] == ceiling and best_rows[-1] < rest[at])):
-            break
-        part = rest[at : at + chunk]
-        at, chunk = at + chunk, chunk * 2
-        best_rows, best_sat, best_s = _best(np.concatenate((best_rows, part)),
-                                            np.concatenate((best_sat, satisfaction_matrix(catalog, requirements, part))),
-                                            gate, catalog)
-    return best_rows, best_sat
+    union = np.flatnonzero(met > 0)
+    union = union[np.argsort(-met[union], kind="stable")]  # by level (most met first), then row
+    ends = np.cumsum(np.bincount(met[union], minlength=len(categorical) + 1)[::-1])  # level k ends at ends[K - k]
+    rows = np.zeros(0, dtype=np.int64)
+    sat = np.zeros((0, len(requirements)), dtype=np.float64)
+    s = np.zeros(0, dtype=np.float64)
+    for level in range(len(categorical), -1, -1):
+        ceiling = (level + numeric) / m
+        group = (union[(ends[len(categorical) - level - 1] if level < len(categorical) else 0):
+                       ends[len(categorical) - level]] if level else None)
+        at, chunk, end = 0, SCAN_CHUNK, len(group) if level else len(catalog)
+        while at < end:
+            if len(rows) == POOL_SIZE and (s[-1] > ceiling or (s[-1] == ceiling and rows[-1] < (
+                    group[at] if level else at))):
+                return rows, sat  # nobody left (at this level or a lower one) can enter
+            if level:
+                part = group[at : at + chunk]
+            else:  # the products meeting no categorical constraint, in catalogue order
+                part = at + np.flatnonzero(met[at : at + chunk] == 0)
+            at, chunk = at + chunk, chunk * 2
+            if len(part):
+                rows, sat, s = _best(np.concatenate((rows, part)),
+                                     np.concatenate((sat, satisfaction_matrix(catalog, requirements, part))),
+                                     gate, catalog)
+    return rows, sat
 
 
 @lru_cache(maxsize=POOL_CACHE)
