@@ -190,14 +190,23 @@ class RowProducts(Sequence[Product]):
 _ID_WIDTHS: "weakref.WeakKeyDictionary[Catalog, int]" = weakref.WeakKeyDictionary()
 
 
+_LAST_WIDTH: tuple[Any, int] = (lambda: None, 0)  # (weak reference to the catalogue, its width)
+
+
 def id_width(catalog: Catalog) -> int:
-    """The length of the catalogue's longest product id (computed once per catalogue)."""
-    width = _ID_WIDTHS.get(catalog)
-    if width is None:
+    """The length of the catalogue's longest product id (computed once per catalogue; the
+    last catalogue asked about answers without the weak dictionary's look-up)."""
+    global _LAST_WIDTH
+    ref, width = _LAST_WIDTH
+    if ref() is catalog:
+        return width
+    found = _ID_WIDTHS.get(catalog)
+    if found is None:
         import pyarrow.compute as pc
 
-        width = _ID_WIDTHS[catalog] = int(pc.max(pc.utf8_length(catalog.ids)).as_py() or 0) if len(catalog) else 0
-    return width
+        found = _ID_WIDTHS[catalog] = int(pc.max(pc.utf8_length(catalog.ids)).as_py() or 0) if len(catalog) else 0
+    _LAST_WIDTH = (weakref.ref(catalog), found)
+    return found
 
 
 def product_row(catalog: Catalog, product_id: str) -> int | None:

@@ -40,7 +40,7 @@ from __future__ import annotations
 import math
 import random
 import re
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Literal, Protocol
 
@@ -151,7 +151,8 @@ class Constraint:
         return ", ".join(sorted(offered_values(p, self.attribute))) or "none"
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        """`dataclasses.asdict` of it, written out (the goal is serialised on every step)."""
+        return {"kind": self.kind, "value": self.value, "attribute": self.attribute}
 
 
 def constraints_from(product: Product, rng: random.Random, m: int, difficulty: Difficulty,
@@ -252,6 +253,8 @@ class Gate:
 
     def mask(self, catalog: Catalog, rows: np.ndarray | None = None) -> np.ndarray:
         """Which products (all, or `rows`) pass, as a bool array."""
+        if not self.require and not self.exclude:
+            return np.ones(len(catalog) if rows is None else len(rows), dtype=bool)
         ok = np.all(satisfaction_matrix(catalog, self.require, rows) == 1.0, axis=1)
         for pid in self.exclude:
             i = catalog.index_of(pid)
