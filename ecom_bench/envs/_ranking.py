@@ -430,11 +430,11 @@ def _top_rows(catalog: Catalog, requirements: tuple[Constraint, ...], gate: Gate
     their satisfaction matrix, without grading the whole catalogue when it need not be.
 
     A product that meets c of the categorical constraints (category, brand, attribute: 0 or
-    1 each) has s(p) <= (c + the numeric ones' count) / m, its level's ceiling. The levels
-    are graded from the most met down, each in catalogue order a growing chunk at a time
-    (the products meeting none are the last level), until the pool's last (s(p), row)
-    beats every product not yet graded: its s(p) is above the current level's ceiling, or
-    equal to it with a smaller row than the next product (ties go by catalogue order). So
+    1 each) has s(p) <= (c + the numeric ones' count) / m, its level's ceiling. Products are
+    graded by level, most met first, and within a level in catalogue order (the products
+    meeting none, found by position, last), a growing chunk at a time, until the pool's
+    last (s(p), row) beats every product not yet graded: its s(p) is above the next
+    product's ceiling, or equal to it with a smaller row (ties go by catalogue order). So
     the cost is set by how many products come near the pool, not by the catalogue's size;
     a pool whose tail lies below a level's ceiling still grades that whole level. The
     result is the pool of grading every product (the tests check it).
@@ -450,28 +450,28 @@ def _top_rows(catalog: Catalog, requirements: tuple[Constraint, ...], gate: Gate
         met[~allowed] = -1  # never graded
     union = np.flatnonzero(met > 0)
     union = union[np.argsort(-met[union], kind="stable")]  # by level (most met first), then row
-    ends = np.cumsum(np.bincount(met[union], minlength=len(categorical) + 1)[::-1])  # level k ends at ends[K - k]
     rows = np.zeros(0, dtype=np.int64)
     sat = np.zeros((0, len(requirements)), dtype=np.float64)
     s = np.zeros(0, dtype=np.float64)
-    for level in range(len(categorical), -1, -1):
-        ceiling = (level + numeric) / m
-        group = (union[(ends[len(categorical) - level - 1] if level < len(categorical) else 0):
-                       ends[len(categorical) - level]] if level else None)
-        at, chunk, end = 0, SCAN_CHUNK, len(group) if level else len(catalog)
-        while at < end:
-            if len(rows) == POOL_SIZE and (s[-1] > ceiling or (s[-1] == ceiling and rows[-1] < (
-                    group[at] if level else at))):
-                return rows, sat  # nobody left (at this level or a lower one) can enter
-            if level:
-                part = group[at : at + chunk]
-            else:  # the products meeting no categorical constraint, in catalogue order
-                part = at + np.flatnonzero(met[at : at + chunk] == 0)
-            at, chunk = at + chunk, chunk * 2
-            if len(part):
-                rows, sat, s = _best(np.concatenate((rows, part)),
-                                     np.concatenate((sat, satisfaction_matrix(catalog, requirements, part))),
-                                     gate, catalog)
+    # Grade in that order, then the products meeting none in catalogue order (`at`), a
+    # growing chunk at a time; a chunk may span levels (the check before it is what matters).
+    taken, at, chunk = 0, 0, SCAN_CHUNK
+    while taken < len(union) or at < len(catalog):
+        level, next_row = (int(met[union[taken]]), int(union[taken])) if taken < len(union) else (0, at)
+        if len(rows) == POOL_SIZE and (s[-1] > (level + numeric) / m
+                                       or (s[-1] == (level + numeric) / m and rows[-1] < next_row)):
+            break  # nobody left (at this level or a lower one) can enter
+        part = union[taken : taken + chunk]
+        taken += len(part)
+        if len(part) < chunk and taken == len(union):  # then the products meeting none, in catalogue order
+            stop = min(len(catalog), at + chunk - len(part))
+            part = np.concatenate((part, at + np.flatnonzero(met[at:stop] == 0)))
+            at = stop
+        chunk *= 2
+        if len(part):
+            rows, sat, s = _best(np.concatenate((rows, part)),
+                                 np.concatenate((sat, satisfaction_matrix(catalog, requirements, part))),
+                                 gate, catalog)
     return rows, sat
 
 
