@@ -764,8 +764,15 @@ class SearchEngine:
 
     def similarities(self, product_id: str, others: Sequence[str]) -> np.ndarray:
         """Cosine of `product_id` against each of `others` (float32 array)."""
-        a = self.vector(product_id)
         if not others:
             return np.zeros(0, np.float32)
-        m = self.vector_index.vectors([self._row(o) for o in others])
+        return self.similarities_at(product_id, np.fromiter(map(self._row, others), np.int64, len(others)))
+
+    def similarities_at(self, product_id: str, rows: np.ndarray) -> np.ndarray:
+        """`similarities` for the products at catalogue `rows` (a caller that has rows, such as
+        an evaluation pool, need not look up each id again)."""
+        a = self.vector(product_id)
+        if not len(rows):
+            return np.zeros(0, np.float32)
+        m = self.vector_index.vectors(rows)
         return np.clip(m @ a, -1.0, 1.0).astype(np.float32)

@@ -40,7 +40,7 @@ from __future__ import annotations
 import math
 import random
 import re
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Literal, Protocol
 
@@ -54,7 +54,7 @@ from ecom_bench.catalog.catalog import fold
 from ecom_bench.catalog.naming import counted, product_noun
 from ecom_bench.catalog.taxonomy import attribute_label
 from ecom_bench.difficulty import Difficulty
-from ecom_bench.envs._catalog_index import catalog_index, in_stock_mask
+from ecom_bench.envs._catalog_index import catalog_index, in_stock_mask, product_row
 from ecom_bench.users.persona import PERSONA_DIMENSIONS, sample_persona
 from ecom_bench.world import World
 from ecom_bench.world.state import StockOut
@@ -151,7 +151,8 @@ class Constraint:
         return ", ".join(sorted(offered_values(p, self.attribute))) or "none"
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        """`dataclasses.asdict` of it, written out (the goal is serialised on every step)."""
+        return {"kind": self.kind, "value": self.value, "attribute": self.attribute}
 
 
 def constraints_from(product: Product, rng: random.Random, m: int, difficulty: Difficulty,
@@ -189,6 +190,15 @@ def budget_binds(catalog: Catalog, leaf: str, budget: float) -> bool:
 
 
 # ------------------------------------------------------- satisfaction, vectorised
+@lru_cache(maxsize=16)
+def _offering(catalog: Catalog, attribute: str, value: str) -> np.ndarray:
+    """`catalog.offering(attribute, value)`, kept for the few attribute values an episode's
+    constraints name: its pool, list grading and gate test each read them (read-only)."""
+    mask = catalog.offering(attribute, value)
+    mask.flags.writeable = False
+    return mask
+
+
 def satisfaction_matrix(catalog: Catalog, constraints: tuple[Constraint, ...],
                         rows: np.ndarray | None = None) -> np.ndarray:
     """(n, m) per-constraint satisfaction of every catalogue product, or of `rows` (same rule as
@@ -213,7 +223,7 @@ def satisfaction_matrix(catalog: Catalog, constraints: tuple[Constraint, ...],
             col = col_of(catalog.folded_brands) == fold(c.value)
         else:
             assert c.attribute is not None
-            col = col_of(catalog.offering(c.attribute, c.value))
+            col = col_of(_offering(catalog, c.attribute, c.value))
         out[:, j] = np.clip(col, 0.0, 1.0)
     return out
 
@@ -243,6 +253,8 @@ class Gate:
 
     def mask(self, catalog: Catalog, rows: np.ndarray | None = None) -> np.ndarray:
         """Which products (all, or `rows`) pass, as a bool array."""
+        if not self.require and not self.exclude:
+            return np.ones(len(catalog) if rows is None else len(rows), dtype=bool)
         ok = np.all(satisfaction_matrix(catalog, self.require, rows) == 1.0, axis=1)
         for pid in self.exclude:
             i = catalog.index_of(pid)
@@ -305,28 +317,30 @@ class RankingGoal(Protocol):
         ...
 
 
-def similarities(world: World, reference_id: str, ids: list[str]) -> np.ndarray:
-    """Cosine similarity of each of `ids` to the reference product (zeros without a search engine)."""
-    if world.search_engine is None or not ids:
-        return np.zeros(len(ids), dtype=np.float64)
-    return world.search_engine.similarities(reference_id, ids).astype(np.float64)
+def similarities(engine: Any, reference_id: str, rows: np.ndarray) -> np.ndarray:
+    """Cosine similarity of the products at `rows` to the reference product (zeros without a
+    search engine)."""
+    if engine is None or not len(rows):
+        return np.zeros(len(rows), dtype=np.float64)
+    return engine.similarities_at(reference_id, rows).astype(np.float64)
 
 
 def graded(goal: RankingGoal, world: World, ids: list[str]) -> dict[str, dict[str, Any]]:
     """For each id: s(p), whether it meets every constraint, the gate, stock and the env's base score."""
     catalog = world.catalog
-    products = [p for p in (world.product(i) for i in dict.fromkeys(ids)) if p is not None]
-    if not products:
+    found = [(i, r) for i in dict.fromkeys(ids) if (r := product_row(catalog, i)) is not None]
+    if not found:
         return {}
-    rows = np.array([catalog.index_of(p.id) for p in products], dtype=np.int64)
+    rows = np.array([r for _, r in found], dtype=np.int64)
     sat = satisfaction_matrix(catalog, goal.requirements, rows)
     s = mean_satisfaction(sat)
     gate = goal.gate.mask(catalog, rows)
-    base = goal.base_relevance(catalog, rows, s, similarities(world, goal.reference_id, [p.id for p in products]))
-    return {p.id: {"s": float(s[r]), "meets_all": bool(np.all(sat[r] == 1.0)), "gate": bool(gate[r]),
-                   "in_stock": world.in_stock(p), "base": float(base[r]),
-                   "violated": [c for c, x in zip(goal.requirements, sat[r]) if x < 1.0]}
-            for r, p in enumerate(products)}
+    base = goal.base_relevance(catalog, rows, s, similarities(world.search_engine, goal.reference_id, rows))
+    stocked = in_stock_mask(world, rows)
+    return {pid: {"s": float(s[r]), "meets_all": bool(np.all(sat[r] == 1.0)), "gate": bool(gate[r]),
+                  "in_stock": bool(stocked[r]), "base": float(base[r]),
+                  "violated": [c for c, x in zip(goal.requirements, sat[r]) if x < 1.0]}
+            for r, (pid, _) in enumerate(found)}
 
 
 def _relevances(right: np.ndarray, base: np.ndarray, span: tuple[float, float]) -> np.ndarray:
@@ -368,40 +382,97 @@ def _meeting_rows(catalog: Catalog, c: Constraint) -> np.ndarray:
     if c.kind == "brand":
         return catalog_index(catalog).brand(fold(c.value))
     assert c.attribute is not None
-    return np.flatnonzero(catalog.offering(c.attribute, c.value))
+    return np.flatnonzero(_offering(catalog, c.attribute, c.value))
+
+
+def _meeting_mask(catalog: Catalog, c: Constraint) -> np.ndarray:
+    """`_meeting_rows` as a bool mask over the catalogue."""
+    if c.kind == "attribute":
+        assert c.attribute is not None
+        return _offering(catalog, c.attribute, c.value)
+    mask = np.zeros(len(catalog), dtype=bool)
+    mask[_meeting_rows(catalog, c)] = True
+    return mask
+
+
+#: Rows graded at once when `_top_rows` scans a level (in catalogue order; each further
+#: chunk of the level twice the last).
+SCAN_CHUNK = 4 * POOL_SIZE
+
+
+def _gate_rows(catalog: Catalog, gate: Gate) -> np.ndarray | None:
+    """Which products can pass `gate`, as a bool mask from the per-catalogue indexes (its
+    categorical requirements and its excluded ids), or None when it asks nothing."""
+    if not gate.require and not gate.exclude:
+        return None
+    ok = np.ones(len(catalog), dtype=bool)
+    for c in gate.require:
+        if c.kind in _CATEGORICAL:
+            ok &= _meeting_mask(catalog, c)
+    for pid in gate.exclude:
+        i = product_row(catalog, pid)
+        if i is not None:
+            ok[i] = False
+    return ok
+
+
+def _best(rows: np.ndarray, sat: np.ndarray, gate: Gate, catalog: Catalog) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The gated `rows` best first by (numpy's mean s(p), row), at most POOL_SIZE: (rows, sat, s).
+    (The order is by numpy's mean, as the pool always was; grades use `mean_satisfaction`.)"""
+    s = sat.mean(axis=1)
+    order = np.lexsort((rows, -s))
+    order = order[gate.mask(catalog, rows[order])][:POOL_SIZE]
+    return rows[order], sat[order], s[order]
 
 
 def _top_rows(catalog: Catalog, requirements: tuple[Constraint, ...], gate: Gate) -> tuple[np.ndarray, np.ndarray]:
     """The pool's rows (best s(p) first, ties by catalogue order, gated, at most POOL_SIZE) and
     their satisfaction matrix, without grading the whole catalogue when it need not be.
 
-    A product that meets only c of the categorical constraints (category, brand, attribute:
-    0 or 1 each) has s(p) <= (c + the numeric ones' count) / m. So grade first the products
-    meeting the most of them (found in the per-catalogue indexes), and stop at the level
-    below which nobody can reach the pool's last s(p); the same pool as grading every
-    product (the last resort, always right), which the tests check.
+    A product that meets c of the categorical constraints (category, brand, attribute: 0 or
+    1 each) has s(p) <= (c + the numeric ones' count) / m, its level's ceiling. Products are
+    graded by level, most met first, and within a level in catalogue order (the products
+    meeting none, found by position, last), a growing chunk at a time, until the pool's
+    last (s(p), row) beats every product not yet graded: its s(p) is above the next
+    product's ceiling, or equal to it with a smaller row (ties go by catalogue order). So
+    the cost is set by how many products come near the pool, not by the catalogue's size;
+    a pool whose tail lies below a level's ceiling still grades that whole level. The
+    result is the pool of grading every product (the tests check it).
     """
     categorical = [c for c in requirements if c.kind in _CATEGORICAL]
     numeric = len(requirements) - len(categorical)
     m = max(1, len(requirements))
     met = np.zeros(len(catalog), dtype=np.int16)
     for c in categorical:
-        met[_meeting_rows(catalog, c)] += 1
-    for level in range(len(categorical), 0, -1):
-        rows = np.flatnonzero(met >= level)
-        if len(rows) < POOL_SIZE:
-            continue
-        sat = satisfaction_matrix(catalog, requirements, rows)
-        # The order is by numpy's mean, as the pool always was; grades use `mean_satisfaction`.
-        s = sat.mean(axis=1)
-        order = np.argsort(-s, kind="stable")
-        keep = order[gate.mask(catalog, rows[order])][:POOL_SIZE]
-        if len(keep) == POOL_SIZE and s[keep[-1]] > (level - 1 + numeric) / m:
-            return rows[keep], sat[keep]
-    sat = satisfaction_matrix(catalog, requirements)
-    order = np.argsort(-sat.mean(axis=1), kind="stable")
-    rows = order[gate.mask(catalog)[order]][:POOL_SIZE]
-    return rows, sat[rows]
+        met += _meeting_mask(catalog, c)
+    allowed = _gate_rows(catalog, gate)
+    if allowed is not None:
+        met[~allowed] = -1  # never graded
+    union = np.flatnonzero(met > 0)
+    union = union[np.argsort(-met[union], kind="stable")]  # by level (most met first), then row
+    rows = np.zeros(0, dtype=np.int64)
+    sat = np.zeros((0, len(requirements)), dtype=np.float64)
+    s = np.zeros(0, dtype=np.float64)
+    # Grade in that order, then the products meeting none in catalogue order (`at`), a
+    # growing chunk at a time; a chunk may span levels (the check before it is what matters).
+    taken, at, chunk = 0, 0, SCAN_CHUNK
+    while taken < len(union) or at < len(catalog):
+        level, next_row = (int(met[union[taken]]), int(union[taken])) if taken < len(union) else (0, at)
+        if len(rows) == POOL_SIZE and (s[-1] > (level + numeric) / m
+                                       or (s[-1] == (level + numeric) / m and rows[-1] < next_row)):
+            break  # nobody left (at this level or a lower one) can enter
+        part = union[taken : taken + chunk]
+        taken += len(part)
+        if len(part) < chunk and taken == len(union):  # then the products meeting none, in catalogue order
+            stop = min(len(catalog), at + chunk - len(part))
+            part = np.concatenate((part, at + np.flatnonzero(met[at:stop] == 0)))
+            at = stop
+        chunk *= 2
+        if len(part):
+            rows, sat, s = _best(np.concatenate((rows, part)),
+                                 np.concatenate((sat, satisfaction_matrix(catalog, requirements, part))),
+                                 gate, catalog)
+    return rows, sat
 
 
 @lru_cache(maxsize=POOL_CACHE)
@@ -409,9 +480,8 @@ def _pool(world_catalog: Catalog, engine: Any, requirements: tuple[Constraint, .
           reference_id: str) -> Pool:
     rows, pool_sat = _top_rows(world_catalog, requirements, gate)
     ids = tuple(world_catalog.ids.take(rows).to_pylist())  # from the id column: no Product is made
-    sims = (np.zeros(len(ids)) if engine is None or not ids
-            else engine.similarities(reference_id, ids).astype(np.float64))
-    return Pool(rows, ids, mean_satisfaction(pool_sat), np.all(pool_sat == 1.0, axis=1), sims)
+    return Pool(rows, ids, mean_satisfaction(pool_sat), np.all(pool_sat == 1.0, axis=1),
+                similarities(engine, reference_id, rows))
 
 
 def evaluation_pool(goal: RankingGoal, world: World) -> Pool:

@@ -108,6 +108,7 @@ class ConstraintUser(Customer):
                  disclosure: Disclosure) -> None:
         self.goal = goal
         self.catalog = catalog
+        self._seen_names: dict[str, str | None] = {}  # `_seen_name`'s memo
         protect = {str(c.value) for c in self.stated_constraints()}
         protect.update(c.label for c in self.stated_constraints() if c.attribute)
         protect.update(self._protected())
@@ -195,10 +196,20 @@ class ConstraintUser(Customer):
                 found[p.id] = p
         text_l = agent_text.lower()
         for pid in sorted(world.seen_ids):
-            p = world.product(pid)
-            if p is not None and p.id not in found and short_name(p).lower() in text_l:
-                found[p.id] = p
+            name = self._seen_name(pid, world)
+            if name is not None and pid not in found and name in text_l:
+                p = world.product(pid)
+                assert p is not None
+                found[pid] = p
         return list(found.values())[:MAX_PROPOSALS]
+
+    def _seen_name(self, pid: str, world: World) -> str | None:
+        """The lowercased short name of the product `pid` (None: not a product id, such as a
+        variant's), kept per customer: it reads every id it was shown on every reply."""
+        if pid not in self._seen_names:
+            p = world.product(pid)
+            self._seen_names[pid] = None if p is None else short_name(p).lower()
+        return self._seen_names[pid]
 
     def _feedback(self, proposals: list[Product], world: World, said: list[str], slots: tuple[str, ...],
                   rng: random.Random) -> UserMessage:
