@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -41,6 +43,23 @@ def test_materialised_products_equal_the_objects_they_were_built_from(cat3k):
     v = p.variants[0]
     assert fresh.offering(v.attribute, v.value.upper())[42]
     assert fresh.products[-1] == objects[-1] and fresh.products[1:3] == objects[1:3]
+
+
+def test_id_lookups_and_column_reads_without_products(cat3k):
+    """Lookups of strings that are no product id (a variant id is longer than every id) answer
+    None; titles and variant values read from the columns equal the products'."""
+    p = cat3k.products[7]
+    assert cat3k.id_width == max(len(q.id) for q in cat3k.products)
+    assert cat3k.index_of(p.variants[0].id) is None and cat3k.get(p.variants[0].id) is None
+    assert cat3k.index_of(p.id) == cat3k.index_of(p.id) == 7  # the second from the cache
+    assert cat3k.index_of(p.id[:-1]) is None and cat3k.index_of("") is None and cat3k.index_of(7) is None
+    long_ids = Catalog([dataclasses.replace(p, id="X" * 300)], name="long ids")  # the dict index
+    assert long_ids.id_width == 300 and long_ids.index_of("X" * 300) == 0 and long_ids.index_of("X" * 301) is None
+    for row in (0, 7, len(cat3k) - 1):
+        q = cat3k.products[row]
+        assert cat3k.title_at(row) == q.title
+        assert all(cat3k.variant_value_at(row, v.id) == v.value for v in q.variants)
+        assert cat3k.variant_value_at(row, "nope") is None
 
 
 def test_duplicate_ids_are_rejected(cat3k):

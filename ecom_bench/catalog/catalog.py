@@ -210,6 +210,10 @@ def _row_of_id(index: tuple[np.ndarray, np.ndarray] | dict[str, int], product_id
     if isinstance(index, dict):
         return index.get(product_id)
     ids_sorted, order = index
+    if len(product_id) > ids_sorted.dtype.itemsize // 4:
+        # longer than every id (a variant id "P0000006-v1" is asked for all the time): no
+        # match, and searchsorted would first widen the whole sorted array to fit it
+        return None
     j = int(np.searchsorted(ids_sorted, product_id))
     if j < len(ids_sorted) and ids_sorted[j] == product_id:
         return int(order[j])
@@ -375,6 +379,14 @@ class Catalog:
         if dup.size:
             raise ValueError(f"duplicate product id {str(ids_sorted[dup[0]])!r} in catalogue {self.name!r}")
         return ids_sorted, order
+
+    @cached_property
+    def id_width(self) -> int:
+        """The length of the longest product id: a longer string is no product's id."""
+        index = self._ids
+        if isinstance(index, dict):
+            return max(map(len, index), default=0)
+        return index[0].dtype.itemsize // 4
 
     def index_of(self, product_id: str) -> int | None:
         if not isinstance(product_id, str):

@@ -52,7 +52,6 @@ class CatalogIndex:
     variant_ids: list[str]
     variant_prices: np.ndarray
     variant_stock: np.ndarray
-    max_id_length: int  # the longest product id: a longer string is no id (no lookup needed)
 
     def leaf(self, category: str) -> np.ndarray:
         return self.leaf_rows.get(category, _EMPTY)
@@ -114,7 +113,6 @@ def _build(catalog: Catalog) -> CatalogIndex:
         id_rank=id_rank, path_code=np.asarray(catalog.category_codes, dtype=np.int64),
         paths=tuple(catalog.category_paths),
         variant_offsets=offsets, variant_ids=variant_ids,
-        max_id_length=int(pc.max(pc.utf8_length(catalog.ids)).as_py() or 0) if n else 0,
         variant_prices=np.asarray(variants.values.field("price").to_numpy(zero_copy_only=False), dtype=np.float64),
         variant_stock=np.asarray(variants.values.field("stock").to_numpy(zero_copy_only=False), dtype=np.int64),
         leaf_top={k: _top(catalog.category_paths[int(catalog.category_codes[v[0]])]) for k, v in leaf_rows.items()})
@@ -161,7 +159,7 @@ def changed_rows(world: World) -> np.ndarray:
     variant_row = catalog_index(catalog).variant_row
     rows = set()
     for item_id in world.stock:
-        i = product_row(catalog, item_id)
+        i = catalog.index_of(item_id)
         if i is None:
             i = variant_row.get(item_id)
         if i is not None:
@@ -206,44 +204,11 @@ class RowProducts(Sequence[Product]):
         return self._products[int(self.rows[i])]
 
 
-_ID_WIDTHS: "weakref.WeakKeyDictionary[Catalog, int]" = weakref.WeakKeyDictionary()
-
-
-_LAST_WIDTH: tuple[Any, int] = (lambda: None, 0)  # (weak reference to the catalogue, its width)
-
-
-def id_width(catalog: Catalog) -> int:
-    """The length of the catalogue's longest product id (computed once per catalogue; the
-    last catalogue asked about answers without the weak dictionary's look-up)."""
-    global _LAST_WIDTH
-    ref, width = _LAST_WIDTH
-    if ref() is catalog:
-        return width
-    found = _ID_WIDTHS.get(catalog)
-    if found is None:
-        import pyarrow.compute as pc
-
-        found = _ID_WIDTHS[catalog] = int(pc.max(pc.utf8_length(catalog.ids)).as_py() or 0) if len(catalog) else 0
-    _LAST_WIDTH = (weakref.ref(catalog), found)
-    return found
-
-
-def product_row(catalog: Catalog, product_id: str) -> int | None:
-    """`catalog.index_of(product_id)`, answering None at once for an id longer than every
-    product id. Episodes look up variant ids ("P0000006-v1") as product ids all the time (a
-    tool shows both; the customer reads every id it was shown), and a binary search for a
-    string wider than the catalogue's sorted id array makes numpy widen the whole array
-    first: ~0.4 ms a lookup at 20k products, ~4 ms at 200k."""
-    if isinstance(product_id, str) and len(product_id) > id_width(catalog):
-        return None
-    return catalog.index_of(product_id)
-
 
 def rows_of(catalog: Catalog, ids: Iterable[str]) -> np.ndarray:
     """Catalogue rows of `ids` (unknown ids skipped), in order."""
-    found = (product_row(catalog, i) for i in ids)
+    found = (catalog.index_of(i) for i in ids)
     return np.array([r for r in found if r is not None], dtype=np.int64)
 
 
-__all__ = ["CatalogIndex", "RowProducts", "catalog_index", "changed_rows", "id_width", "in_stock_mask", "prepare",
-           "product_row", "rows_of"]
+__all__ = ["CatalogIndex", "RowProducts", "catalog_index", "changed_rows", "in_stock_mask", "prepare", "rows_of"]

@@ -54,7 +54,7 @@ from ecom_bench.catalog.catalog import fold
 from ecom_bench.catalog.naming import counted, product_noun
 from ecom_bench.catalog.taxonomy import attribute_label
 from ecom_bench.difficulty import Difficulty
-from ecom_bench.envs._catalog_index import catalog_index, in_stock_mask, product_row
+from ecom_bench.envs._catalog_index import catalog_index, in_stock_mask
 from ecom_bench.users.persona import PERSONA_DIMENSIONS, sample_persona
 from ecom_bench.world import World
 from ecom_bench.world.state import StockOut
@@ -328,7 +328,7 @@ def similarities(engine: Any, reference_id: str, rows: np.ndarray) -> np.ndarray
 def graded(goal: RankingGoal, world: World, ids: list[str]) -> dict[str, dict[str, Any]]:
     """For each id: s(p), whether it meets every constraint, the gate, stock and the env's base score."""
     catalog = world.catalog
-    found = [(i, r) for i in dict.fromkeys(ids) if (r := product_row(catalog, i)) is not None]
+    found = [(i, r) for i in dict.fromkeys(ids) if (r := catalog.index_of(i)) is not None]
     if not found:
         return {}
     rows = np.array([r for _, r in found], dtype=np.int64)
@@ -410,7 +410,7 @@ def _gate_rows(catalog: Catalog, gate: Gate) -> np.ndarray | None:
         if c.kind in _CATEGORICAL:
             ok &= _meeting_mask(catalog, c)
     for pid in gate.exclude:
-        i = product_row(catalog, pid)
+        i = catalog.index_of(pid)
         if i is not None:
             ok[i] = False
     return ok

@@ -116,10 +116,7 @@ class World:
     # --- catalogue view ---------------------------------------------------
     def product(self, product_id: str) -> Product | None:
         """The catalogue product with this id, or None (a variant id, an invented id)."""
-        from ecom_bench.envs._catalog_index import product_row
-
-        i = product_row(self.catalog, product_id)
-        return None if i is None else self.catalog.products[i]
+        return self.catalog.get(product_id)
 
     def stock_of(self, product: Product, variant: Variant | None = None) -> int:
         if variant is not None:

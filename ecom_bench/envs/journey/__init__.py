@@ -16,7 +16,6 @@ from typing import ClassVar
 
 from ecom_bench._seeding import derive_seed, seeded_rng
 from ecom_bench.difficulty import Difficulty
-from ecom_bench.envs._catalog_index import catalog_index
 from ecom_bench.envs.base import Environment, Problem, SubTask, Verdict, new_world
 from ecom_bench.envs.context import EnvContext
 from ecom_bench.envs.journey.goal import JourneyGoal
@@ -76,7 +75,7 @@ def _product_ids_in(value: object, world: World) -> set[str]:
     """Catalogue product ids anywhere in a (hidden goal) structure. Each distinct string is
     looked up once, and none longer than the catalogue's longest id (reference texts, dates,
     openings): a lookup that misses is a binary search over the ids (~10-50 µs)."""
-    longest = catalog_index(world.catalog).max_id_length
+    longest = world.catalog.id_width
     return {s for s in _strings_in(value, set()) if len(s) <= longest and world.product(s) is not None}
 
 
