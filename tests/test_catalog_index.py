@@ -58,6 +58,31 @@ def test_in_stock_mask_follows_the_episodes_stock_changes(context):
     assert in_stock_mask(world, rows).tolist() == [world.in_stock(p) for p in catalog.products]
 
 
+def test_variant_owner_also_for_ids_not_named_after_their_product(context):
+    """A variant is found from its id ("<product id>-<suffix>") and, for loaded catalogues that
+    name variants otherwise (even after another product), from the index's small dict."""
+    import dataclasses
+
+    from ecom_bench.catalog import Catalog
+
+    products = [p for p in context.catalog.products[:60] if p.variants][:3]
+    renamed = [dataclasses.replace(products[0], variants=tuple(dataclasses.replace(v, id=f"SKU{j}")
+                                                               for j, v in enumerate(products[0].variants))),
+               dataclasses.replace(products[1], variants=tuple(dataclasses.replace(v, id=f"{products[2].id}-x{j}")
+                                                               for j, v in enumerate(products[1].variants))),
+               products[2]]
+    catalog = Catalog(renamed, name="odd variant ids")
+    index = prepare(catalog)
+    for row, p in enumerate(renamed):
+        assert index.variants_of(row) == [v.id for v in p.variants]
+        assert all(index.variant_owner(catalog, v.id) == row for v in p.variants)
+    assert set(index.odd_variant_rows) == {v.id for p in renamed[:2] for v in p.variants}
+    assert index.variant_owner(catalog, "nope") is None and index.variant_owner(catalog, f"{products[2].id}-zz") is None
+    world = World(catalog=catalog, difficulty=Difficulty.from_level(0), seed=0)
+    world.set_out_of_stock(*(v.id for v in renamed[1].variants))
+    assert in_stock_mask(world, np.arange(3)).tolist() == [world.in_stock(p) for p in renamed]
+
+
 def _full_pool(catalog, requirements, gate):
     sat = satisfaction_matrix(catalog, requirements)
     order = np.argsort(-sat.mean(axis=1), kind="stable")

@@ -381,6 +381,14 @@ class Catalog:
         return ids_sorted, order
 
     @cached_property
+    def id_order(self) -> np.ndarray:
+        """The rows in order of their ids (what sorting by id gives: int64)."""
+        index = self._ids
+        if isinstance(index, dict):
+            return np.argsort(np.asarray(self.ids.to_pylist(), dtype=object), kind="stable").astype(np.int64)
+        return np.asarray(index[1], dtype=np.int64)
+
+    @cached_property
     def id_width(self) -> int:
         """The length of the longest product id: a longer string is no product's id."""
         index = self._ids
@@ -498,7 +506,10 @@ class Catalog:
         kc = np.asarray(kenc.indices.to_numpy(zero_copy_only=False), dtype=np.int64)
         vc = fold_code[np.asarray(venc.indices.to_numpy(zero_copy_only=False), dtype=np.int64)]
         n, nv = len(self), len(fold_names)
-        combined = np.unique((kc * nv + vc) * n + row)  # sorted: by key, value, then row; deduplicated
+        # sorted by key, value, then row, and deduplicated (a sort, not np.unique: numpy 2's
+        # hash-based unique took 8 of a 2M catalogue's 20 s load)
+        combined = np.sort((kc * nv + vc) * n + row)
+        combined = combined[np.r_[True, combined[1:] != combined[:-1]]]
         pair, r = combined // n, combined % n
         cuts = np.flatnonzero(np.diff(pair)) + 1
         out: dict[str, dict[str, np.ndarray]] = {}

@@ -22,8 +22,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, overload
 
 import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from ecom_bench.catalog import Catalog, Product
+from ecom_bench.catalog.catalog import fold
 
 if TYPE_CHECKING:
     from ecom_bench.world.state import World
@@ -41,7 +44,9 @@ class CatalogIndex:
     base_in_stock: np.ndarray  # World.in_stock(p) with no per-episode stock changes
     has_variants: np.ndarray  # bool per product
     brand_code: np.ndarray  # each product's brand (exact, not folded) as a small integer
-    variant_row: dict[str, int]  # variant id -> its product's row
+    #: variant id -> its product's row, for the variants whose id is not "<product id>-<suffix>"
+    #: (the rest are found from their id: a 2M catalogue has ~6M variants, too many for a dict)
+    odd_variant_rows: dict[str, int]
     id_rank: np.ndarray  # each product's position in the catalogue sorted by id
     path_code: np.ndarray  # each product's category path, as an index into `paths`
     paths: tuple[tuple[str, ...], ...]
@@ -49,9 +54,21 @@ class CatalogIndex:
     # A product's variants without making the Product (order lines of a history, ~100 a reset):
     # row r's variants are positions variant_offsets[r]:variant_offsets[r + 1] of these columns.
     variant_offsets: np.ndarray
-    variant_ids: list[str]
+    variant_ids: pa.Array  # strings; `variants_of(row)` gives one product's as a list
     variant_prices: np.ndarray
     variant_stock: np.ndarray
+
+    def variants_of(self, row: int) -> list[str]:
+        """Row `row`'s variant ids, in catalogue order."""
+        first = int(self.variant_offsets[row])
+        return self.variant_ids.slice(first, int(self.variant_offsets[row + 1]) - first).to_pylist()
+
+    def variant_owner(self, catalog: Catalog, variant_id: str) -> int | None:
+        """The row of the product that has variant `variant_id`, or None."""
+        row = catalog.index_of(variant_id.rpartition("-")[0])
+        if row is not None and variant_id in self.variants_of(row):
+            return row
+        return self.odd_variant_rows.get(variant_id)
 
     def leaf(self, category: str) -> np.ndarray:
         return self.leaf_rows.get(category, _EMPTY)
@@ -60,15 +77,25 @@ class CatalogIndex:
         return self.brand_rows.get(folded_brand, _EMPTY)
 
 
-def _groups(keys: np.ndarray) -> dict[Any, np.ndarray]:
-    """Rows by key value, each ascending (one stable sort rather than a dict of lists)."""
-    if not len(keys):
-        return {}
+def _groups(codes: np.ndarray, names: list[str]) -> dict[str, np.ndarray]:
+    """Rows by name (`names[codes[r]]` is row r's; names may repeat), names sorted, rows
+    ascending: one stable sort of small integers rather than of 2M strings."""
+    unique = sorted(set(names))
+    rank = {name: i for i, name in enumerate(unique)}
+    keys = np.array([rank[name] for name in names] or [0], dtype=np.int64)[np.asarray(codes, dtype=np.int64)]
     order = np.argsort(keys, kind="stable")
-    ordered = keys[order]
-    starts = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]])
-    ends = np.r_[starts[1:], len(order)]
-    return {ordered[s]: order[s:e] for s, e in zip(starts.tolist(), ends.tolist())}
+    counts = np.bincount(keys, minlength=len(unique))
+    groups = np.split(order, np.cumsum(counts)[:-1])
+    return {unique[k]: groups[k] for k in range(len(unique)) if counts[k]}
+
+
+def _id_rank(catalog: Catalog) -> np.ndarray:
+    """Each product's position in the catalogue sorted by id (from the catalogue's sorted id index)."""
+    n = len(catalog)
+    rank = np.empty(n, dtype=np.int64)
+    order = catalog.id_order
+    rank[order] = np.arange(n)
+    return rank
 
 
 def _column(catalog: Catalog, name: str) -> Any:
@@ -78,8 +105,6 @@ def _column(catalog: Catalog, name: str) -> Any:
 
 def _build(catalog: Catalog) -> CatalogIndex:
     """From the catalogue's Arrow columns: no `Product` is made (at 2M that is most of the cost)."""
-    import pyarrow.compute as pc
-
     # The catalogue's own column views and attribute-offer index are built on first use too:
     # build them now, with this index, rather than inside some episode's reset.
     for column in (catalog.prices, catalog.ratings, catalog.ship_days):
@@ -92,25 +117,25 @@ def _build(catalog: Catalog) -> CatalogIndex:
     has_variants = per_product > 0
     # in stock: any variant with stock when the product has variants, else the product's own stock
     variant_stocked = np.asarray(variants.values.field("stock").to_numpy(zero_copy_only=False)) > 0
+    owners = np.repeat(np.arange(n, dtype=np.int64), per_product)  # each variant's product row
     any_variant = np.zeros(n, dtype=bool)
-    if variant_stocked.size:
-        owners = np.repeat(np.arange(n), per_product)
-        any_variant[owners[variant_stocked]] = True
+    any_variant[owners[variant_stocked]] = True
     own_stock = np.asarray(_column(catalog, "stock").to_numpy(zero_copy_only=False)) > 0
     base = np.where(has_variants, any_variant, own_stock)
-    rows = np.repeat(np.arange(n), per_product).tolist()
-    variant_ids = variants.values.field("id").to_pylist()
-    variant_row = dict(zip(variant_ids, rows))
-    brand_code = np.asarray(pc.dictionary_encode(_column(catalog, "brand")).indices, dtype=np.int64)
-    ids = np.asarray(catalog.ids.to_numpy(zero_copy_only=False), dtype=object)
-    id_rank = np.empty(n, dtype=np.int64)
-    id_rank[np.argsort(ids, kind="stable")] = np.arange(n)
-    leaf_rows = {str(k): v for k, v in _groups(catalog.leaf_categories).items()}
+    variant_ids = variants.values.field("id")
+    # variants whose id is not "<owner's id>-<suffix>" go in a (usually empty) dict
+    heads = pc.replace_substring_regex(variant_ids, r"-[^-]*$", "")
+    odd = np.flatnonzero(~np.asarray(pc.fill_null(pc.equal(heads, catalog.ids.take(pa.array(owners))), False)))
+    odd_variant_rows = dict(zip(variant_ids.take(pa.array(odd)).to_pylist(), owners[odd].tolist()))
+    brands = pc.dictionary_encode(_column(catalog, "brand"))
+    brand_code = np.asarray(brands.indices, dtype=np.int64)
+    leaves = [p[-1] if p else "" for p in catalog.category_paths]
+    leaf_rows = _groups(catalog.category_codes, leaves) if n else {}
     return CatalogIndex(
         leaf_rows=leaf_rows, leaf_in_stock={k: int(np.count_nonzero(base[v])) for k, v in leaf_rows.items()},
-        brand_rows={str(k): v for k, v in _groups(catalog.folded_brands).items()},
-        base_in_stock=base, has_variants=has_variants, brand_code=brand_code, variant_row=variant_row,
-        id_rank=id_rank, path_code=np.asarray(catalog.category_codes, dtype=np.int64),
+        brand_rows=_groups(brand_code, [fold(b) for b in brands.dictionary.to_pylist()]) if n else {},
+        base_in_stock=base, has_variants=has_variants, brand_code=brand_code, odd_variant_rows=odd_variant_rows,
+        id_rank=_id_rank(catalog), path_code=np.asarray(catalog.category_codes, dtype=np.int64),
         paths=tuple(catalog.category_paths),
         variant_offsets=offsets, variant_ids=variant_ids,
         variant_prices=np.asarray(variants.values.field("price").to_numpy(zero_copy_only=False), dtype=np.float64),
@@ -156,12 +181,12 @@ def prepare(catalog: Catalog) -> CatalogIndex:
 def changed_rows(world: World) -> np.ndarray:
     """Rows of the products whose stock this episode changed (a product or one of its variants)."""
     catalog = world.catalog
-    variant_row = catalog_index(catalog).variant_row
+    index = catalog_index(catalog)
     rows = set()
     for item_id in world.stock:
         i = catalog.index_of(item_id)
         if i is None:
-            i = variant_row.get(item_id)
+            i = index.variant_owner(catalog, item_id)
         if i is not None:
             rows.add(i)
     return np.fromiter(sorted(rows), dtype=np.int64, count=len(rows))

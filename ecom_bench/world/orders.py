@@ -547,7 +547,7 @@ class _Builder:
         """A line of catalogue row `row`: the given variant, else a random one (when it has any)."""
         ix, catalog = self.index, self.world.catalog
         first = int(ix.variant_offsets[row])
-        vids = ix.variant_ids[first:int(ix.variant_offsets[row + 1])]
+        vids = ix.variants_of(row)
         if variant_id is None and vids:
             variant_id = self.rng.choice(vids)
         at = vids.index(variant_id) if variant_id in vids else -1
