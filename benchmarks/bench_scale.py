@@ -16,7 +16,9 @@ For each synthetic catalogue size (20k and 200k; 2M with `--huge`), in fresh pro
 * **core oracle**: episodes/s of `run_policy(make_episode(...), oracle)` per env;
 * **Inspect**: per-sample cost of `inspect_ai.eval(cart, model="ecom/oracle")`, marginal
   between two sample counts (so start-up and one-off imports cancel), beside the core
-  runner's cost for the same episodes; the difference is Inspect's per-sample overhead.
+  runner's cost for the same episodes; the difference is Inspect's per-sample overhead. Beside
+  it, Inspect's own floor (a fixed-answer task, no model call) and the cart eval with
+  `log_realtime=False` (a documented option a benchmark caller can choose).
 
 Writes `<out>.json` and `<out>.md` (a markdown table). Figures, not asserts: on a shared
 machine they are noisy, so compare ratios within one run.
@@ -158,6 +160,32 @@ def worker_resets(size: int, resets: int, episodes: int, difficulty: int) -> dic
     return out
 
 
+def _inspect_floor_task(samples: int) -> Any:
+    """Inspect's own per-sample floor: a task whose solver returns a fixed answer and whose one
+    scorer a fixed score (no model call, no tools, no store), logged the same way."""
+    from inspect_ai import Task
+    from inspect_ai.dataset import MemoryDataset, Sample
+    from inspect_ai.model import ModelOutput
+    from inspect_ai.scorer import Score, mean, scorer
+    from inspect_ai.solver import solver
+
+    @solver
+    def fixed_answer() -> Any:
+        async def solve(state: Any, generate: Any) -> Any:
+            state.output = ModelOutput.from_content("none", "done")
+            return state
+        return solve
+
+    @scorer(metrics=[mean()])
+    def fixed_score() -> Any:
+        async def score(state: Any, target: Any) -> Score:
+            return Score(value=1.0)
+        return score
+
+    return Task(dataset=MemoryDataset([Sample(id=i, input="hi") for i in range(samples)]),
+                solver=fixed_answer(), scorer=fixed_score())
+
+
 def worker_inspect(size: int, samples: int) -> dict[str, Any]:
     import inspect_ai
 
@@ -170,15 +198,25 @@ def worker_inspect(size: int, samples: int) -> dict[str, Any]:
     for i in range(samples):
         run_policy(make_episode("cart", 0, 0, i, context=ctx), get_policy("cart", "oracle"))
     core_ms = (time.perf_counter() - t) / samples * 1000
-    walls = {}
-    with tempfile.TemporaryDirectory(prefix="ecom-bench-scale-logs-") as logs:
-        for n in (5, samples // 5, samples):  # the first run takes Inspect's one-off imports
-            task = tasks.cart(samples=n, catalog_size=size)  # episodes built here, outside the timing
-            _, walls[n] = _timed(lambda: inspect_ai.eval(task, model="ecom/oracle", display="none", log_dir=logs))
     lo, hi = samples // 5, samples
-    per_sample = (walls[hi] - walls[lo]) / (hi - lo) * 1000
+
+    def marginal_ms(make_task: Any, model: str, **options: Any) -> float:
+        walls = {}
+        with tempfile.TemporaryDirectory(prefix="ecom-bench-scale-logs-") as logs:
+            for n in (5, lo, hi):  # the first run takes Inspect's one-off imports
+                task = make_task(n)  # episodes built here, outside the timing
+                _, walls[n] = _timed(lambda: inspect_ai.eval(task, model=model, display="none", log_dir=logs,
+                                                             **options))
+        return (walls[hi] - walls[lo]) / (hi - lo) * 1000
+
+    per_sample = marginal_ms(lambda n: tasks.cart(samples=n, catalog_size=size), "ecom/oracle")
+    # Inspect's floor on this machine (a fixed-answer task), and the cart eval without the realtime
+    # sample buffer (`log_realtime=False`: the full log is still written, only live viewing is lost).
+    floor = marginal_ms(_inspect_floor_task, "none/none")
+    no_realtime = marginal_ms(lambda n: tasks.cart(samples=n, catalog_size=size), "ecom/oracle", log_realtime=False)
     return {"inspect_ms_per_sample": per_sample, "core_ms_per_episode": core_ms,
-            "inspect_overhead_ms": per_sample - core_ms, "samples": [lo, hi]}
+            "inspect_overhead_ms": per_sample - core_ms, "samples": [lo, hi],
+            "inspect_floor_ms_per_sample": floor, "inspect_ms_per_sample_log_realtime_off": no_realtime}
 
 
 WORKERS = {"build": worker_build, "load": worker_load, "search": worker_search, "resets": worker_resets,

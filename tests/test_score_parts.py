@@ -111,3 +111,22 @@ def test_default_task_args_record_the_effective_catalogue_size():
     import inspect as pyinspect
 
     assert pyinspect.signature(cart).parameters["catalog_size"].default == 20000
+
+
+def test_store_helpers_use_the_keys_store_as_uses():
+    """The solver writes and the scorers read EpisodeStore's keys directly (no model per read):
+    they must stay the keys `store_as(EpisodeStore)` binds, or every sample would score as a failure."""
+    from inspect_ai.util import Store
+
+    from ecom_bench.scorers._store import EpisodeStore, read_episode, write_episode
+
+    store = Store()
+    bound = EpisodeStore(store=store)  # what store_as(EpisodeStore) builds over the sample's store
+    assert read_episode(store, "outcome") is None and read_episode(store, "hidden") == {}
+    write_episode(store, env="cart", difficulty=3, outcome={"reward": {"total": 1.0}})
+    assert (bound.env, bound.difficulty, bound.outcome) == ("cart", 3, {"reward": {"total": 1.0}})
+    bound.turns = 7
+    assert read_episode(store, "turns") == 7
+    assert read_episode(Store(), "user_acts") == []  # absent: the field's default
+    with pytest.raises(KeyError):
+        write_episode(store, instance="x")

@@ -27,11 +27,10 @@ from inspect_ai.scorer import (
     stderr,
 )
 from inspect_ai.solver import TaskState
-from inspect_ai.util import store_as
 
 from ecom_bench.rewards import FAILURE_SCORE
 from ecom_bench.scorers._answer import answer_text
-from ecom_bench.scorers._store import EpisodeStore
+from ecom_bench.scorers._store import read_episode
 
 SCORE_PARTS = ("task", "efficiency", "hallucination", "total", "success")
 
@@ -90,8 +89,8 @@ def pass_k() -> Metric:
     return compute
 
 
-def _outcome_or_failure(part: str, explain: Callable[[dict], str]) -> Score:
-    outcome = store_as(EpisodeStore).outcome
+def _outcome_or_failure(state: TaskState, part: str, explain: Callable[[dict], str]) -> Score:
+    outcome = read_episode(state.store, "outcome")
     if outcome is None:  # the solver never reached its finally block
         value = 0.0 if part == "success" else FAILURE_SCORE
         return Score(value=value, explanation="No episode outcome recorded: failure score.")
@@ -134,7 +133,7 @@ def _part_scorer(part: str, explain: Callable[[dict], str], metrics: list[Metric
 
     def make() -> Scorer:
         async def score(state: TaskState, target: Target) -> Score:
-            return _outcome_or_failure(part, explain)
+            return _outcome_or_failure(state, part, explain)
 
         return score
 
@@ -158,18 +157,17 @@ def total_score() -> Scorer:
     """The composite reward, with the full explanation, the answer and the episode metadata."""
 
     async def score(state: TaskState, target: Target) -> Score:
-        info = store_as(EpisodeStore)
-        outcome = info.outcome
+        outcome = read_episode(state.store, "outcome")
         if outcome is None:
-            return _outcome_or_failure("total", str)
+            return _outcome_or_failure(state, "total", str)
         final = outcome["final_state"]
         return Score(
             value=float(outcome["reward"]["total"]),
-            answer=answer_text(final, info.env),
+            answer=answer_text(final, read_episode(state.store, "env")),
             explanation=outcome["explanation"],
             metadata={
-                "env": info.env,
-                "difficulty": info.difficulty,
+                "env": read_episode(state.store, "env"),
+                "difficulty": read_episode(state.store, "difficulty"),
                 "turns": outcome["turns"],
                 "user_caused_turns": outcome["user_caused_turns"],
                 "end_reason": outcome["end_reason"],

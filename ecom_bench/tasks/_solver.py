@@ -25,7 +25,7 @@ from inspect_ai.util import span, store_as
 from ecom_bench.conversation import AgentAction, Message, ToolCallRequest
 from ecom_bench.envs.context import CatalogSpec, load_context
 from ecom_bench.episode import Episode, new_episode
-from ecom_bench.scorers._store import EpisodeStore, LiveSample, live_sample
+from ecom_bench.scorers._store import EpisodeStore, LiveSample, live_sample, write_episode
 from ecom_bench.tasks import _prebuilt
 from ecom_bench.tools import episode_tools
 
@@ -75,10 +75,8 @@ def customer_conversation(strict: bool = True, catalog: CatalogSpec | None = Non
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         episode = sample_episode(state.metadata, strict, catalog, embedder)
         hidden = episode.problem.hidden_state()
-        info = store_as(EpisodeStore)
-        info.env = episode.env.name
-        info.difficulty = episode.difficulty.level
-        info.hidden = hidden
+        store_as(EpisodeStore)  # binds the store: every field in it from the start, as the viewer shows it
+        write_episode(state.store, env=episode.env.name, difficulty=episode.difficulty.level, hidden=hidden)
         # The schemas the model sees; calls run through `Episode.step`, not through these.
         # Handed to generate as ToolDefs: `state.tools` holds them as Tools, which Inspect
         # would re-parse into definitions on every generation.
@@ -108,10 +106,8 @@ def customer_conversation(strict: bool = True, catalog: CatalogSpec | None = Non
             # The store is written once at the end (each write re-validates the whole store
             # and is a logged change): the scorers read it, the viewer shows it.
             outcome = episode.result()
-            info.turns = outcome.turns
-            info.user_acts = outcome.user_acts
-            info.status = episode.status().to_dict()
-            info.outcome = outcome.to_dict()
+            write_episode(state.store, turns=outcome.turns, user_acts=outcome.user_acts,
+                          status=episode.status().to_dict(), outcome=outcome.to_dict())
         return state
 
     return solve
