@@ -279,6 +279,10 @@ def markdown(results: list[dict[str, Any]], args: argparse.Namespace) -> str:
         rows.append(row(f"{env}: oracle episodes/s (success)", lambda r, e=env: f"{_f(r['resets'][e]['oracle_eps_per_s'], '.0f')} ({_f(r['resets'][e]['oracle_success'], '.2f')})"))
     rows.append(row("Inspect cart oracle ms/sample (core ms)", lambda r: f"{_f(r['inspect']['inspect_ms_per_sample'])} ({_f(r['inspect']['core_ms_per_episode'])})"))
     rows.append(row("Inspect per-sample overhead ms", lambda r: _f(r['inspect']['inspect_overhead_ms'])))
+    rows.append(row("Inspect's own floor ms/sample (fixed answer, no model)",
+                    lambda r: _f(r['inspect']['inspect_floor_ms_per_sample'])))
+    rows.append(row("Inspect cart oracle ms/sample, log_realtime=False",
+                    lambda r: _f(r['inspect']['inspect_ms_per_sample_log_realtime_off'])))
     note = (f"{date.today().isoformat()}, {platform.node()} ({os.cpu_count()} CPUs, {platform.platform()}), "
             f"d={args.difficulty}, {args.resets} resets and {args.episodes} oracle episodes per env, "
             f"{args.queries} queries, Inspect marginal over {args.samples // 5}->{args.samples} cart samples.\n\n")
