@@ -15,6 +15,11 @@
   opening. When the task's category count equalled the template's size, the hidden list was
   the template (10 of 60 at d = 12 on the test catalogue). Now a task never requires all of a
   template or all but one; also held to the bar when guessing the template minus two.
+* returns_plain (fourth red team, fairness): "Which item would you like to return, and why?"
+  got only the reason from a customer who had described the item (the "item" cue named a slot
+  only order-number customers have); a confirmation about a look-alike ("is it the X you want
+  to send back?") got "Yes, please go ahead". Now "which item" asks for the description, and
+  a request that asks nothing withheld gets the customer's own description restated.
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ from ecom_bench.runner import make_episode, run_policy
 from red_team.bundle_blind import BundleBlind
 from red_team.bundle_template import BundleTemplate, guessing
 from red_team.oos_oracle import OOSOracle
+from red_team.returns_plain import OneAsk, PlainWording
 from red_team.returns_probe import ReturnsProbe
 
 pytestmark = pytest.mark.reliability
@@ -58,3 +64,42 @@ def test_telling_the_customer_an_item_is_not_returnable_gets_the_same_reply_eith
         replies.setdefault(episode.problem.goal.eligible, set()).add(reply.act)
         assert "days ago" not in reply.text and "window is" not in reply.text
     assert len({act for acts in replies.values() for act in acts}) == 1
+
+
+@pytest.mark.parametrize("d", [6, 12])
+def test_asking_which_item_in_plain_words_is_not_penalised(context, d):
+    n = examples(25)
+    wins = {cls.name: sum(run_policy(make_episode("returns", d, 0, i, context=context), cls()).result.reward.success
+                          for i in range(n)) for cls in (OneAsk, PlainWording)}
+    assert wins["plain_wording"] >= wins["one_ask"] - max(1, 0.08 * n), wins
+
+
+@pytest.mark.parametrize("d", [6, 9])
+def test_a_confirmation_about_any_line_gets_the_customers_own_description(context, d):
+    """Asked "is it the <product> you want to send back?" once nothing is withheld, the customer
+    restates what they mean, the same way for the right line and a look-alike: no "yes" to the
+    wrong one, and no yes/no oracle."""
+    checked = 0
+    for i in range(12):
+        episode = make_episode("returns", d, 0, i, context=context)
+        goal, world = episode.problem.goal, episode.world
+        user = episode.problem.user
+        for slot in list(user.withheld()):
+            user._disclosure.reveal(slot)
+        target = world.product(goal.product_id)
+        other = next((world.product(ln.product_id) for o in world.orders for ln in o.lines
+                      if ln.line_id != goal.line_id and (p := world.product(ln.product_id)) is not None
+                      and p.leaf_category == target.leaf_category), None)
+        if other is None:
+            continue
+        acts = set()
+        for product in (target, other):
+            reply = episode.agent_message(f"Just to confirm before I start anything: is it the {product.title} "
+                                          "you want to send back?")
+            assert reply is not None and not reply.text.lower().startswith("yes"), reply.text
+            said = reply.text.lower()
+            assert (user.script.item if user.direct else user.full_reference).lower() in said, reply.text
+            acts.add(reply.act)
+        assert len(acts) == 1
+        checked += 1
+    assert checked >= 6

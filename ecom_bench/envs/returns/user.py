@@ -214,6 +214,10 @@ class ReturnsUser(OrderUserBase):
 
     def _asked(self, agent_text: str) -> list[str]:
         asked = topics_asked(agent_text, ASKS)
+        if not self.direct and "item" in asked:
+            # a customer who described the line has no separate "item" slot: "which item?" asks
+            # for that description (it used to narrow the reply to another slot asked beside it)
+            asked = [s for s in asked if s != "item"] + ([] if "order" in asked else ["order"])
         variant_values = re.findall(r"[a-z0-9]+", (self.goal.new_variant_value or "").lower())
         if self.goal.kind == "exchange" and variant_values and says(agent_text.lower(), " ".join(variant_values)):
             asked.append("variant")
@@ -228,7 +232,10 @@ class ReturnsUser(OrderUserBase):
         again = [s for s in asked if s in self._disclosure.told and s != "order"]
         parts = [self.restate()] if "order" in asked else []
         parts += [self._slot_answer(s) for s in again]
-        text = " ".join(parts) or "Yes, please go ahead."
+        # Nothing withheld is asked: whatever the agent proposes or checks ("is it the X you want
+        # to send back?"), the customer restates what they mean and lets it proceed. A bare "yes"
+        # confirmed look-alikes too; a yes only to the right one would be a free oracle.
+        text = " ".join(parts) or render("{ref} Please go ahead.", ref=self.restate())
         return self.say(text, UserAct.CONTINUE, rng)
 
     def _eligibility_feedback(self, rng: random.Random) -> UserMessage:
