@@ -147,7 +147,7 @@ def cmd_leaderboard(args: argparse.Namespace) -> None:
     dropped = [f"{ep.errored} errored samples left out"] if ep.errored else []
     dropped += [f"{ep.superseded} epochs replaced by newer logs"] if ep.superseded else []
     print(f"\n{len(ep.table)} episodes from {ep.logs} logs" + (f" ({'; '.join(dropped)})" if dropped else ""))
-    for path in (files.table_csv, files.by_difficulty_csv, *files.plots):
+    for path in (files.markdown_path, files.table_csv, files.by_difficulty_csv, *files.plots):
         print(f"wrote {path}")
 
 

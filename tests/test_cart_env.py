@@ -246,3 +246,23 @@ def test_heuristic_is_honest_and_degrades_with_difficulty(context):
     easy, hard = success(0), success(12)
     assert easy >= 0.6
     assert hard < easy
+
+
+def test_asked_which_variant_of_an_item_any_variant_fits_the_customer_says_any_is_fine(context):
+    """The tools make the agent pick a variant of every product that has them; asked which one
+    for an item they do not care about, the customer answers instead of ignoring the question."""
+    from ecom_bench.envs.cart.user import attribute_label
+
+    answered = 0
+    for i in range(40):
+        episode = make_episode("cart", 0, 0, i, context=context)
+        free = [t for t in episode.problem.goal.targets if not t.variant_required and t.variant_attribute]
+        if not free or episode.problem.user.withheld():
+            continue
+        t = free[0]
+        label = attribute_label(t.variant_attribute)
+        reply = episode.agent_message(f"Which {label} would you like for the {t.short_name}?")
+        assert reply.text == f"Any {label} is fine for the {t.short_name}.", reply.text
+        assert reply.act is UserAct.CONTINUE and not reply.excused
+        answered += 1
+    assert answered >= 5

@@ -13,6 +13,7 @@ from ecom_bench.leaderboard.results import Episodes, read_episodes
 @dataclass(frozen=True)
 class LeaderboardFiles:
     markdown: str
+    markdown_path: Path
     table_csv: Path
     by_difficulty_csv: Path
     plots: tuple[Path, ...]
@@ -28,7 +29,8 @@ def build_leaderboard(log_dir: str | Path, out_dir: str | Path | None = None,
     rows = leaderboard_rows(episodes.table, resamples=resamples)
     points = by_difficulty(episodes.table)
     markdown = to_markdown(rows)
-    (out / "leaderboard.md").write_text(markdown + "\n")
+    markdown_path = out / "leaderboard.md"
+    markdown_path.write_text(markdown + "\n")
     table_csv, points_csv = out / "leaderboard.csv", out / "by_difficulty.csv"
     to_frame(rows).to_csv(table_csv, index=False)
     points.to_csv(points_csv, index=False)
@@ -38,4 +40,4 @@ def build_leaderboard(log_dir: str | Path, out_dir: str | Path | None = None,
 
         written = (success_vs_difficulty(points, rows, out / "success_vs_difficulty.png"),
                    heatmap(rows, out / "heatmap.png"))
-    return LeaderboardFiles(markdown, table_csv, points_csv, written, episodes)
+    return LeaderboardFiles(markdown, markdown_path, table_csv, points_csv, written, episodes)

@@ -122,6 +122,10 @@ class CartUser(Customer):
                 return self.say(" ".join(self._answer(slot) for slot in revealed), UserAct.CLARIFY, rng, revealed)
             if (wrong := self._wrong_proposal(agent_text.lower(), world)) is not None:
                 return self.say(wrong, UserAct.CORRECT, rng)
+            if free := self._free_variants_asked(agent_text):
+                return self.say(_join(*(render("Any {label} is fine for the {name}.", name=t.short_name,
+                                               label=attribute_label(t.variant_attribute)) for t in free)),
+                                UserAct.CONTINUE, rng)
         problems, missing = self._cart_problems(world)
         if problems or (missing and world.cart):
             return self.say(_join(*problems, self._missing_sentence(missing)), UserAct.CORRECT, rng)
@@ -156,7 +160,8 @@ class CartUser(Customer):
 
     def _slot_cues(self, t: CartTarget) -> dict[str, tuple[str, ...]]:
         values = tuple(v.value for v in self.products[t.product_id].variants if len(v.value) > 1)
-        variant = ATTRIBUTE_KEYWORDS.get(t.variant_attribute or "", ()) + GENERIC_VARIANT_WORDS + values
+        label = (attribute_label(t.variant_attribute),) if t.variant_attribute else ()  # "edition"
+        variant = ATTRIBUTE_KEYWORDS.get(t.variant_attribute or "", ()) + label + GENERIC_VARIANT_WORDS + values
         return {t.variant_slot: variant, t.quantity_slot: QUANTITY_WORDS}
 
     def _asked_slots(self, text: str) -> set[str]:
@@ -176,6 +181,20 @@ class CartUser(Customer):
                 slots.update(topics_asked(sentence, cues) or cues)
             asked |= slots if slots & hidden else hidden
         return asked
+
+    def _free_variants_asked(self, text: str) -> list[CartTarget]:
+        """Items whose variant the agent asks about although any one will do ("Which piece count
+        for the puzzle?"): the tools make it pick one, so the customer says any is fine (it used
+        to ignore the question and repeat the list)."""
+        out: list[CartTarget] = []
+        for sentence in [s for s in sentences(text) if is_request(s)]:
+            low, said = sentence.lower(), words(sentence)
+            named = [t for t in self.goal.targets if self._mentions(t, low, said)] or list(self.goal.targets)
+            for t in named:
+                if (not t.variant_required and t.variant_attribute and t not in out
+                        and t.variant_slot in topics_asked(sentence, self._slot_cues(t))):
+                    out.append(t)
+        return out
 
     def _answer(self, slot: str) -> str:
         t = next(t for t in self.goal.targets if slot in (t.variant_slot, t.quantity_slot))
