@@ -189,7 +189,9 @@ class CartUser(Customer):
         out: list[CartTarget] = []
         for sentence in [s for s in sentences(text) if is_request(s)]:
             low, said = sentence.lower(), words(sentence)
-            named = [t for t in self.goal.targets if self._mentions(t, low, said)] or list(self.goal.targets)
+            # only items the agent names: answering for an unnamed one would name it (an item the
+            # opening described another way, "the one I looked at yesterday", would be given away)
+            named = [t for t in self.goal.targets if self._mentions(t, low, said)]
             for t in named:
                 if (not t.variant_required and t.variant_attribute and t not in out
                         and t.variant_slot in topics_asked(sentence, self._slot_cues(t))):
