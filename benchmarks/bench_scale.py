@@ -67,7 +67,9 @@ def worker_build(size: int) -> dict[str, Any]:
     from ecom_bench.envs._catalog_index import catalog_index
 
     out: dict[str, Any] = {"rss_start_mb": _rss_mb()}
-    catalog, out["catalog_s"] = _timed(lambda: generate_synthetic_catalog(size, 0))
+    # written to the catalogue cache too (as `ecom-bench build-index` does), so the next
+    # worker's "cached load" reads it instead of generating the catalogue again
+    catalog, out["catalog_s"] = _timed(lambda: generate_synthetic_catalog(size, 0, use_cache=True))
     out["catalog_rss_mb"] = _rss_mb()
     engine = SearchEngine(catalog, get_embedder("wordllama"))
     vindex, out["vector_s"] = _timed(lambda: engine.vector_index)
