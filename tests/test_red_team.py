@@ -20,6 +20,10 @@
   only order-number customers have); a confirmation about a look-alike ("is it the X you want
   to send back?") got "Yes, please go ahead". Now "which item" asks for the description, and
   a request that asks nothing withheld gets the customer's own description restated.
+* cart_blind (fifth red team): never reads the request; names every viewed product in one
+  question or proposal and keeps the ones the customer answered, corrected or called "any is
+  fine" for (47% at d = 3). Now a message naming several products the customer never asked for
+  is a mess, objected to as a whole at the cost of patience.
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ import pytest
 from conftest import examples, long_run
 from ecom_bench.runner import make_episode, run_policy
 from red_team.bundle_blind import BundleBlind
+from red_team.cart_blind import Blind as CartBlind
 from red_team.bundle_template import BundleTemplate, guessing
 from red_team.oos_oracle import OOSOracle
 from red_team.returns_plain import OneAsk, PlainWording
@@ -103,3 +108,10 @@ def test_a_confirmation_about_any_line_gets_the_customers_own_description(contex
         assert len(acts) == 1
         checked += 1
     assert checked >= 6
+
+
+def test_naming_every_viewed_product_to_the_cart_customer_stays_under_the_bar(context):
+    for d in ((3, 6, 9, 12) if long_run() else (3, 9)):
+        n = examples(25)
+        wins = sum(CartBlind(make_episode("cart", d, 0, i, context=context)).run().reward.success for i in range(n))
+        assert wins <= max(1, 0.05 * n), f"cart_blind at d={d}: {wins} of {n}"

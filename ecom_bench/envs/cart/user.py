@@ -29,11 +29,13 @@ not an oracle (issue 9, A3):
 from __future__ import annotations
 
 import random
+import re
 from typing import ClassVar
 
 from ecom_bench.catalog import Product
-from ecom_bench.catalog.naming import indefinite
+from ecom_bench.catalog.naming import indefinite, short_name_from_title
 from ecom_bench.difficulty import Difficulty
+from ecom_bench.envs._catalog_index import catalog_index
 from ecom_bench.envs.cart.goal import CartGoal, CartTarget
 from ecom_bench.users import UserAct, UserMessage, render
 from ecom_bench.users.base import Disclosure
@@ -67,6 +69,10 @@ CLOSINGS = ("Thanks!", "That's all.", "Thank you.", "")
 MESS_OBJECTIONS = ("I didn't ask for most of these; please only add what I listed.",
                    "That's a lot of things I never asked for. Please only put in what I listed.",
                    "Most of this isn't what I asked for. Please just add the items on my list.")
+UNASKED_MESS = ("I didn't ask about most of those. I only want the items I listed.",
+               "Most of those aren't things I asked for. Please stick to my list.")
+#: What could be a product or variant id in the agent's words.
+_ID_TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_\-]*[0-9][A-Za-z0-9_\-]*")
 MISSING_FIRST = "Please add the items I listed."
 MISSING_SOME = "You haven't added everything I asked for yet."
 ALREADY_LISTED = ("Please just add what I asked for.", "I've already told you what I need; please add just those.")
@@ -116,6 +122,9 @@ class CartUser(Customer):
         strays = self._strays(world)
         if strays:
             return self._object_to_strays(strays, world, rng)
+        others = self._named_others(agent_text, world)
+        if others:
+            return self._object_to_others(others, world, rng)
         if is_request(agent_text):
             revealed = self.to_disclose(self._asked_slots(agent_text))
             if revealed:
@@ -155,7 +164,7 @@ class CartUser(Customer):
 
     # ---------------------------------------------------------- questions
     def _mentions(self, t: CartTarget, text_l: str, said: set[str]) -> bool:
-        name_words = {w for w in words(t.short_name) if len(w) > 3}
+        name_words = {w for w in words(t.short_name) if len(w) >= 3}  # "the oil", "the set"
         return bool(name_words & said) or t.product_id.lower() in text_l
 
     def _slot_cues(self, t: CartTarget) -> dict[str, tuple[str, ...]]:
@@ -243,6 +252,43 @@ class CartUser(Customer):
         text = render("I didn't ask for the {title}; please remove it.", title=p.title if p else strays[0])
         problems, missing = self._cart_problems(world)
         return self.say(_join(text, *problems, self._missing_sentence(missing)), UserAct.CORRECT, rng)
+
+    def _named_others(self, text: str, world: World) -> list[str]:
+        """Products the message names (by product or variant id, or a viewed product's short name)
+        that the customer never asked for, each once."""
+        catalog = world.catalog
+        index = catalog_index(catalog)
+        out: list[str] = []
+        for token in dict.fromkeys(_ID_TOKEN.findall(text)):
+            row = catalog.index_of(token)
+            if row is None and len(token) <= catalog.id_width + 8:
+                row = index.variant_owner(catalog, token)
+            if row is not None and (pid := catalog.ids[row].as_py()) not in out and self.goal.target(pid) is None:
+                out.append(pid)
+        low = text.lower()
+        for record in world.visit_history:
+            pid = record.product_id
+            if pid in out or self.goal.target(pid) is not None or (row := catalog.index_of(pid)) is None:
+                continue
+            if says(low, short_name_from_title(catalog.title_at(row)).lower()):
+                out.append(pid)
+        return out
+
+    def _object_to_others(self, others: list[str], world: World, rng: random.Random) -> UserMessage:
+        """The agent asks about or proposes products the customer never asked for.
+
+        One is named back ("I didn't ask for the X"); several are a mess, objected to as a whole
+        at the cost of patience, as a messy cart is. Otherwise naming every product the customer
+        viewed in one question drew an answer, a correction or an "any is fine" for exactly the
+        wanted ones (fifth red team: 27-48% success without reading the request).
+        """
+        if len(others) > 1:
+            if (goodbye := self.strike(rng)) is not None:
+                return goodbye
+            self._saw_mess = True
+            return self.say(rng.choice(UNASKED_MESS), UserAct.CORRECT, rng)
+        p = world.product(others[0])
+        return self.say(render("I didn't ask for the {title}.", title=p.title if p else others[0]), UserAct.CORRECT, rng)
 
     def _missing_sentence(self, missing: list[CartTarget], first: bool = False) -> str:
         """That something on the list is missing, never which (the request said it)."""
