@@ -129,8 +129,7 @@ def _build(catalog: Catalog) -> CatalogIndex:
     odd_variant_rows = dict(zip(variant_ids.take(pa.array(odd)).to_pylist(), owners[odd].tolist()))
     brands = pc.dictionary_encode(_column(catalog, "brand"))
     brand_code = np.asarray(brands.indices, dtype=np.int64)
-    leaves = [p[-1] if p else "" for p in catalog.category_paths]
-    leaf_rows = _groups(catalog.category_codes, leaves) if n else {}
+    leaf_rows = dict(sorted(catalog.leaf_rows.items()))
     return CatalogIndex(
         leaf_rows=leaf_rows, leaf_in_stock={k: int(np.count_nonzero(base[v])) for k, v in leaf_rows.items()},
         brand_rows=_groups(brand_code, [fold(b) for b in brands.dictionary.to_pylist()]) if n else {},
