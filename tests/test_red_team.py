@@ -34,6 +34,7 @@ from conftest import examples, long_run
 from ecom_bench.runner import make_episode, run_policy
 from red_team.bundle_blind import BundleBlind
 from red_team.cart_blind import Blind as CartBlind
+from red_team.cart_word_ask import Agent as CartWordAsk, Generic as CartGeneric
 from red_team.bundle_template import BundleTemplate, guessing
 from red_team.oos_oracle import OOSOracle
 from red_team.returns_plain import OneAsk, PlainWording
@@ -110,8 +111,24 @@ def test_a_confirmation_about_any_line_gets_the_customers_own_description(contex
     assert checked >= 6
 
 
-def test_naming_every_viewed_product_to_the_cart_customer_stays_under_the_bar(context):
+def _cart_wins(context, d: int, n: int, play) -> int:
+    wins = 0
+    for i in range(n):
+        episode = make_episode("cart", d, 0, i, context=context)
+        play(episode)
+        wins += episode.result().reward.success
+    return wins
+
+
+def test_naming_every_viewed_product_or_their_words_to_the_cart_customer_gains_nothing(context):
+    """The blind cart agents (fifth and sixth red teams) never read the request. What remains to them
+    is the customer answering a plain question ("which variant and how many for the items on your
+    list?") with the withheld details, each naming its item: an agent asking exactly that is the
+    baseline, and naming every viewed product, or a pile of their name words, must add nothing."""
     for d in ((3, 6, 9, 12) if long_run() else (3, 9)):
         n = examples(25)
-        wins = sum(CartBlind(make_episode("cart", d, 0, i, context=context)).run().reward.success for i in range(n))
-        assert wins <= max(1, 0.05 * n), f"cart_blind at d={d}: {wins} of {n}"
+        baseline = _cart_wins(context, d, n, lambda e: CartGeneric(e).play())
+        words = _cart_wins(context, d, n, lambda e: CartWordAsk(e).play())
+        blind = _cart_wins(context, d, n, lambda e: CartBlind(e).run())
+        assert words <= max(1, 0.05 * n), f"word-list agent at d={d}: {words} of {n}"
+        assert blind <= baseline + max(1, 0.05 * n), f"cart_blind at d={d}: {blind} of {n} (asking: {baseline})"
