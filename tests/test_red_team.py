@@ -23,7 +23,11 @@
 * cart_blind (fifth red team): never reads the request; names every viewed product in one
   question or proposal and keeps the ones the customer answered, corrected or called "any is
   fine" for (47% at d = 3). Now a message naming several products the customer never asked for
-  is a mess, objected to as a whole at the cost of patience.
+  is a mess, objected to as a whole.
+* cart_word_ask (sixth) and cart_proposals (seventh red team): a pile of name words, then one word
+  per viewed product and free objections to proposed variants, told wanted items and their variants
+  apart (up to 80%). Now those replies need the item's name in full, a rejected proposal and a wrong
+  cart line cost patience, and the blind agents do no better than asking plainly what is needed.
 """
 
 from __future__ import annotations
@@ -34,6 +38,7 @@ from conftest import examples, long_run
 from ecom_bench.runner import make_episode, run_policy
 from red_team.bundle_blind import BundleBlind
 from red_team.cart_blind import Blind as CartBlind
+from red_team.cart_proposals import play as cart_proposals, play_baseline as cart_plain_question
 from red_team.cart_word_ask import Agent as CartWordAsk, Generic as CartGeneric
 from red_team.bundle_template import BundleTemplate, guessing
 from red_team.oos_oracle import OOSOracle
@@ -130,5 +135,9 @@ def test_naming_every_viewed_product_or_their_words_to_the_cart_customer_gains_n
         baseline = _cart_wins(context, d, n, lambda e: CartGeneric(e).play())
         words = _cart_wins(context, d, n, lambda e: CartWordAsk(e).play())
         blind = _cart_wins(context, d, n, lambda e: CartBlind(e).run())
+        proposals = _cart_wins(context, d, n, cart_proposals)
+        plain = _cart_wins(context, d, n, cart_plain_question)
         assert words <= max(1, 0.05 * n), f"word-list agent at d={d}: {words} of {n}"
-        assert blind <= baseline + max(1, 0.05 * n), f"cart_blind at d={d}: {blind} of {n} (asking: {baseline})"
+        for name, wins in (("cart_blind", blind), ("cart_proposals", proposals)):
+            assert wins <= max(baseline, plain) + max(1, 0.05 * n), f"{name} at d={d}: {wins} of {n} " \
+                f"(asking plainly: {baseline}, {plain})"

@@ -106,7 +106,6 @@ class CartUser(Customer):
         self.goal = goal
         self.products = products
         self._saw_mess = False  # once objected to a mess, the customer does not read its list out again
-        self._objected: set[tuple[str, str | None, int]] = set()  # wrong cart lines already objected to
 
     # ---------------------------------------------------------------- API
     def opening(self) -> UserMessage:
@@ -132,20 +131,16 @@ class CartUser(Customer):
             if revealed:
                 return self.say(" ".join(self._answer(slot) for slot in revealed), UserAct.CLARIFY, rng, revealed)
             if (wrong := self._wrong_proposal(agent_text.lower(), world)) is not None:
+                # a variant other than the one asked for costs patience, as it does in the cart:
+                # free objections let an agent search the variants without reading the request
+                if (goodbye := self.strike(rng)) is not None:
+                    return goodbye
                 return self.say(wrong, UserAct.CORRECT, rng)
             if free := self._free_variants_asked(agent_text):
                 return self.say(_join(*(render("Any {label} is fine for the {name}.", name=t.short_name,
                                                label=attribute_label(t.variant_attribute)) for t in free)),
                                 UserAct.CONTINUE, rng)
         problems, missing = self._cart_problems(world)
-        if problems:
-            # a wrong variant or quantity of a wanted item costs patience once per wrong line seen:
-            # the customer said what they want, and free corrections made trying every variant
-            # and count in turn a way to the answer without reading the request (red teams)
-            wrong = self._wrong_lines(world) - self._objected
-            self._objected |= wrong
-            if wrong and (goodbye := self.strike(rng)) is not None:
-                return goodbye
         if problems or (missing and world.cart):
             return self.say(_join(*problems, self._missing_sentence(missing)), UserAct.CORRECT, rng)
         if missing:
@@ -177,6 +172,11 @@ class CartUser(Customer):
         name_words = {w for w in words(t.short_name) if len(w) >= 3}  # "the oil", "the set"
         return bool(name_words & said) or t.product_id.lower() in text_l
 
+    @staticmethod
+    def _named_in_full(t: CartTarget, text_l: str) -> bool:
+        """The agent names the item by its name as the customer gave it, or its id."""
+        return says(text_l, t.short_name.lower()) or t.product_id.lower() in text_l
+
     def _slot_cues(self, t: CartTarget) -> dict[str, tuple[str, ...]]:
         values = tuple(v.value for v in self.products[t.product_id].variants if len(v.value) > 1)
         label = (attribute_label(t.variant_attribute),) if t.variant_attribute else ()  # "edition"
@@ -207,10 +207,10 @@ class CartUser(Customer):
         to ignore the question and repeat the list)."""
         out: list[CartTarget] = []
         for sentence in [s for s in sentences(text) if is_request(s)]:
-            low, said = sentence.lower(), words(sentence)
-            # only items the agent names: answering for an unnamed one would name it (an item the
-            # opening described another way, "the one I looked at yesterday", would be given away)
-            named = [t for t in self.goal.targets if self._mentions(t, low, said)]
+            low = sentence.lower()
+            # only items the agent names in full: answering for one it named by a word would name
+            # it, and single words of many viewed products told wanted ones apart (red team)
+            named = [t for t in self.goal.targets if self._named_in_full(t, low)]
             for t in named:
                 if (not t.variant_required and t.variant_attribute and t not in out
                         and t.variant_slot in topics_asked(sentence, self._slot_cues(t))):
@@ -229,10 +229,9 @@ class CartUser(Customer):
         Only for items not already right in the cart, and only when the agent names
         another of the product's variant values (as whole words) and not the wanted one.
         """
-        said = words(text_l)
         have = self.goal.cart_units(world.cart)
         for t in self.goal.targets:
-            if not t.variant_required or have.get(t.key) or not self._mentions(t, text_l, said):
+            if not t.variant_required or have.get(t.key) or not self._named_in_full(t, text_l):
                 continue
             if says(text_l, t.variant_value):
                 continue
@@ -341,16 +340,6 @@ class CartUser(Customer):
                 problems.append(render("That's not how many of the {name} I {want}.", name=t.short_name,
                                        want=self._want(t.quantity_slot)))
         return problems, missing
-
-    def _wrong_lines(self, world: World) -> set[tuple[str, str | None, int]]:
-        """(product, variant, quantity) of the cart lines of wanted items that are not as wanted."""
-        have = self.goal.cart_units(world.cart)
-        out = set()
-        for ln in world.cart:
-            t = self.goal.target(ln.product_id)
-            if t is not None and (self.goal.line_key(ln) != t.key or have.get(t.key, 0) != t.quantity):
-                out.add((ln.product_id, ln.variant_id, ln.quantity))
-        return out
 
     def _want(self, slot: str) -> str:
         return "asked for" if self.told(slot) else "need"
