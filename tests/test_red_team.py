@@ -26,8 +26,8 @@
   is a mess, objected to as a whole.
 * cart_word_ask (sixth) and cart_proposals (seventh red team): a pile of name words, then one word
   per viewed product and free objections to proposed variants, told wanted items and their variants
-  apart (up to 80%). Now those replies need the item's name in full, a rejected proposal and a wrong
-  cart line cost patience, and the blind agents do no better than asking plainly what is needed.
+  apart (up to 80%). Now those replies need the item's name in full, a rejected proposal costs
+  patience, and the blind agents do no better than asking plainly what is needed.
 """
 
 from __future__ import annotations
