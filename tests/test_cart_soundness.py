@@ -68,6 +68,19 @@ def test_an_honest_variant_mistake_is_still_corrected_without_a_strike(context):
     assert ep.problem.user.strikes == 0
 
 
+def test_a_slip_named_in_the_agents_own_summary_is_still_corrected_without_a_strike(context):
+    """Ninth red team, fairness: a summary naming the wrong variant the agent added ("I've added the
+    X (L); shall I check out?") read as a rejected proposal and cost patience; it is the cart's slip."""
+    ep = next(e for e in (episode(context, d, i) for d in (3, 6) for i in range(80))
+              if e.problem.goal.targets[0].variant_required and not e.problem.user.withheld())
+    t = ep.problem.goal.targets[0]
+    wrong = next(v for v in ep.world.product(t.product_id).variants if v.id != t.variant_id)
+    ep.call_tool("cart_add", {"product_id": t.product_id, "variant_id": wrong.id})
+    reply = ep.agent_message(f"I've added the {t.short_name} ({wrong.value}). Shall I check out?")
+    assert reply.act is UserAct.CORRECT and ep.problem.user.strikes == 0, reply.text
+    assert f"is the {wrong.value} one" in reply.text  # the cart's correction, not a rejected proposal
+
+
 class ProbeOneByOne:
     """Red team: never read the request; add one viewed product per turn, drop it if the customer
     says it was not asked for, keep it otherwise; apply nothing else; check out on the last turn."""

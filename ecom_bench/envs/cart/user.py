@@ -229,12 +229,14 @@ class CartUser(Customer):
     def _wrong_proposal(self, text_l: str, world: World) -> str | None:
         """The agent proposes a variant the user does not want ("Shall I add the Lightning one?").
 
-        Only for items not already right in the cart, and only when the agent names
+        Only for items not in the cart yet, and only when the agent names
         another of the product's variant values (as whole words) and not the wanted one.
         """
-        have = self.goal.cart_units(world.cart)
+        in_cart = {ln.product_id for ln in world.cart}
         for t in self.goal.targets:
-            if not t.variant_required or have.get(t.key) or not self._named_in_full(t, text_l):
+            # an item already in the cart is the cart correction's (a first slip is free there,
+            # also when the agent's summary names the wrong variant it added)
+            if not t.variant_required or t.product_id in in_cart or not self._named_in_full(t, text_l):
                 continue
             if says(text_l, t.variant_value):
                 continue
