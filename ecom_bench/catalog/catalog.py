@@ -205,12 +205,13 @@ class _Columns:
         )
 
 
-def _row_of_id(index: tuple[np.ndarray, np.ndarray] | dict[str, int], product_id: str) -> int | None:
-    """The row of `product_id` in a catalogue's id index (`Catalog._id_index`), or None."""
+def _row_of_id(index: tuple[np.ndarray, np.ndarray] | dict[str, int], width: int, product_id: str) -> int | None:
+    """The row of `product_id` in a catalogue's id index (`Catalog._id_index`, ids at most
+    `width` long), or None."""
     if isinstance(index, dict):
         return index.get(product_id)
     ids_sorted, order = index
-    if len(product_id) > ids_sorted.dtype.itemsize // 4:
+    if len(product_id) > width:
         # longer than every id (a variant id "P0000006-v1" is asked for all the time): no
         # match, and searchsorted would first widen the whole sorted array to fit it
         return None
@@ -299,7 +300,7 @@ class Catalog:
         self._ids = self._id_index()
         # A binary search over numpy unicode costs ~12 µs a call (the str is converted each
         # time) and order histories look up the same few hundred ids thousands of times.
-        self._row_of = functools.lru_cache(maxsize=PRODUCT_CACHE_SIZE)(functools.partial(_row_of_id, self._ids))
+        self._row_of = functools.lru_cache(maxsize=PRODUCT_CACHE_SIZE)(functools.partial(_row_of_id, self._ids, self.id_width))
 
     @classmethod
     def from_table(cls, table: pa.Table, name: str = "catalog") -> Catalog:
@@ -467,13 +468,30 @@ class Catalog:
         """Row `row`'s title, without making its Product (an order listing names ~100 products)."""
         return self._cols.title[row].as_py()
 
+    # A product's variants without making the Product (order lines of a history, ~100 a reset):
+    # row r's variants are positions variant_offsets[r]:variant_offsets[r + 1] of these columns.
+    @property
+    def variant_offsets(self) -> np.ndarray:
+        return self._cols.var_off
+
+    @property
+    def variant_prices(self) -> np.ndarray:
+        return self._cols.v_price
+
+    @property
+    def variant_stocks(self) -> np.ndarray:
+        return self._cols.v_stock
+
+    def variant_ids_at(self, row: int) -> list[str]:
+        """Row `row`'s variant ids, in catalogue order."""
+        return self._cols.v_id[int(self._cols.var_off[row]):int(self._cols.var_off[row + 1])].to_pylist()
+
     def variant_value_at(self, row: int, variant_id: str) -> str | None:
         """The value ("Black") of row `row`'s variant `variant_id`, or None if it has no such variant."""
-        a, b = int(self._cols.var_off[row]), int(self._cols.var_off[row + 1])
-        for j, vid in enumerate(self._cols.v_id[a:b].to_pylist()):
-            if vid == variant_id:
-                return self._cols.v_value[a + j].as_py()
-        return None
+        ids = self.variant_ids_at(row)
+        if variant_id not in ids:
+            return None
+        return self._cols.v_value[int(self._cols.var_off[row]) + ids.index(variant_id)].as_py()
 
     @cached_property
     def leaf_categories(self) -> np.ndarray:

@@ -51,22 +51,11 @@ class CatalogIndex:
     path_code: np.ndarray  # each product's category path, as an index into `paths`
     paths: tuple[tuple[str, ...], ...]
     leaf_top: dict[str, str]  # leaf category -> its top category (of its first product), e.g. return windows
-    # A product's variants without making the Product (order lines of a history, ~100 a reset):
-    # row r's variants are positions variant_offsets[r]:variant_offsets[r + 1] of these columns.
-    variant_offsets: np.ndarray
-    variant_ids: pa.Array  # strings; `variants_of(row)` gives one product's as a list
-    variant_prices: np.ndarray
-    variant_stock: np.ndarray
-
-    def variants_of(self, row: int) -> list[str]:
-        """Row `row`'s variant ids, in catalogue order."""
-        first = int(self.variant_offsets[row])
-        return self.variant_ids.slice(first, int(self.variant_offsets[row + 1]) - first).to_pylist()
 
     def variant_owner(self, catalog: Catalog, variant_id: str) -> int | None:
         """The row of the product that has variant `variant_id`, or None."""
         row = catalog.index_of(variant_id.rpartition("-")[0])
-        if row is not None and variant_id in self.variants_of(row):
+        if row is not None and variant_id in catalog.variant_ids_at(row):
             return row
         return self.odd_variant_rows.get(variant_id)
 
@@ -136,9 +125,6 @@ def _build(catalog: Catalog) -> CatalogIndex:
         base_in_stock=base, has_variants=has_variants, brand_code=brand_code, odd_variant_rows=odd_variant_rows,
         id_rank=_id_rank(catalog), path_code=np.asarray(catalog.category_codes, dtype=np.int64),
         paths=tuple(catalog.category_paths),
-        variant_offsets=offsets, variant_ids=variant_ids,
-        variant_prices=np.asarray(variants.values.field("price").to_numpy(zero_copy_only=False), dtype=np.float64),
-        variant_stock=np.asarray(variants.values.field("stock").to_numpy(zero_copy_only=False), dtype=np.int64),
         leaf_top={k: _top(catalog.category_paths[int(catalog.category_codes[v[0]])]) for k, v in leaf_rows.items()})
 
 

@@ -531,12 +531,9 @@ class _Builder:
     and a history has ~130 lines, most never looked at again)."""
 
     def __init__(self, world: World, rng: random.Random) -> None:
-        from ecom_bench.envs._catalog_index import catalog_index
-
         self.world, self.rng = world, rng
         self.taken = {o.order_id for o in world.orders}
         self.today = world.now.date()
-        self.index = catalog_index(world.catalog)
 
     def at(self, days_ago: int, lo_hour: int = 7, hi_hour: int = 22) -> datetime:
         day = self.today - timedelta(days=days_ago)
@@ -545,13 +542,13 @@ class _Builder:
 
     def line(self, order_id: str, n: int, row: int, quantity: int, variant_id: str | None = None) -> OrderLine:
         """A line of catalogue row `row`: the given variant, else a random one (when it has any)."""
-        ix, catalog = self.index, self.world.catalog
-        first = int(ix.variant_offsets[row])
-        vids = ix.variants_of(row)
+        catalog = self.world.catalog
+        first = int(catalog.variant_offsets[row])
+        vids = catalog.variant_ids_at(row)
         if variant_id is None and vids:
             variant_id = self.rng.choice(vids)
         at = vids.index(variant_id) if variant_id in vids else -1
-        price = float(ix.variant_prices[first + at]) if at >= 0 else float(catalog.prices[row])
+        price = float(catalog.variant_prices[first + at]) if at >= 0 else float(catalog.prices[row])
         return OrderLine(f"{order_id}-L{n}", catalog.ids[row].as_py(), variant_id, quantity, price, row=row)
 
     def order(self, rows: list[int], status: OrderStatus, placed_days_ago: int, *,

@@ -134,9 +134,10 @@ class ReturnsProcess(GroupProcess):
         elif rng.random() < 4 * self.p_kind / (1 - self.p_kind):
             edge = rng.choice([e for e in EDGES if e != "final_sale"])
         delivered = _delivered_days_ago(edge, window, rng)
-        first = int(ix.variant_offsets[row])
-        in_stock = [vid for k, vid in enumerate(ix.variants_of(row), first)
-                    if world.stock.get(vid, int(ix.variant_stock[k])) > 0]
+        catalog = world.catalog
+        first = int(catalog.variant_offsets[row])
+        in_stock = [vid for k, vid in enumerate(catalog.variant_ids_at(row), first)
+                    if world.stock.get(vid, int(catalog.variant_stocks[k])) > 0]
         return MemberPlan(OrderStatus.DELIVERED, delivered + rng.randint(2, 5), delivered,
                           variant_id=rng.choice(in_stock) if in_stock else None,
                           quantity=2 if rng.random() < P_QUANTITY_2 else 1, extra_lines=rng.choice(EXTRA_LINES),
