@@ -354,18 +354,17 @@ class CartUser(Customer):
         a second different wrong one costs patience, so stepping through variants and counts
         against the corrections cannot find what the request said (red team: a blind agent
         reached twice the success of one that asks plainly)."""
+        have = self.goal.cart_units(world.cart)
         again = False
         for t in self.goal.targets:
-            lines = tuple(sorted((ln.variant_id or "", ln.quantity) for ln in world.cart
-                                 if ln.product_id == t.product_id))
-            right = lines and self.goal.cart_units(world.cart).get(t.key, 0) == t.quantity and \
-                all(self.goal.line_key(ln) == t.key for ln in world.cart if ln.product_id == t.product_id)
-            if not lines or right:
+            mine = [ln for ln in world.cart if ln.product_id == t.product_id]
+            if not mine or (have.get(t.key, 0) == t.quantity and all(self.goal.line_key(ln) == t.key for ln in mine)):
                 continue
+            state = tuple(sorted((ln.variant_id or "", ln.quantity) for ln in mine))
             tried = self._wrong_tries.setdefault(t.product_id, set())
-            if lines not in tried:
+            if state not in tried:
                 again |= bool(tried)
-                tried.add(lines)
+                tried.add(state)
         return again
 
     def _want(self, slot: str) -> str:
