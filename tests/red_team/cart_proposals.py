@@ -188,7 +188,6 @@ def play(ep):
 
 def finish(a):
     ep = a.ep
-    budget = ep.difficulty.tool_budget
     items = list(a.known.items())
     # add in budget-sized chunks; spare turns go to a final check
     def add(pid, e, q):

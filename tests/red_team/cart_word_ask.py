@@ -159,7 +159,7 @@ class Agent:
                     if says(sent.lower(), self.cands[pid]["name"].lower()):
                         w["any"] = True
         while not ep.done:
-            pending = self.sync_cart()
+            self.sync_cart()
             turns_left = T - ep.turns  # this turn included
             if self.confirmed or turns_left <= 1:
                 # last chance: finish the cart then checkout
