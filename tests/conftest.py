@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
+import shutil
 import tempfile
 from functools import cache
 from pathlib import Path
@@ -15,8 +17,11 @@ from hypothesis import HealthCheck, settings
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-# One index cache for the whole session, outside the user's home.
-os.environ.setdefault("ECOM_BENCH_CACHE", tempfile.mkdtemp(prefix="ecom-bench-cache-"))
+# One index cache for the whole session, outside the user's home, removed when the session
+# ends (a given ECOM_BENCH_CACHE is the caller's: kept).
+if "ECOM_BENCH_CACHE" not in os.environ:
+    os.environ["ECOM_BENCH_CACHE"] = tempfile.mkdtemp(prefix="ecom-bench-cache-")
+    atexit.register(shutil.rmtree, os.environ["ECOM_BENCH_CACHE"], ignore_errors=True)
 
 from ecom_bench.envs.context import CatalogSpec, EnvContext, load_context  # noqa: E402
 
