@@ -128,7 +128,7 @@ def test_stock_outs_belong_to_their_request(context):
 def test_a_later_substitution_never_takes_an_earlier_requests_product(context):
     """E_SUB's generator sets its original out of stock; in a journey that must not be a product an
     earlier request relies on (a bundle's only in-stock pitcher made d=10^6, #0 unsolvable)."""
-    from ecom_bench.envs.journey import _product_ids_in
+    from ecom_bench.envs.journey import _product_rows_in
 
     checked = 0
     for d in (8, 12, 15, 10**6):
@@ -137,7 +137,7 @@ def test_a_later_substitution_never_takes_an_earlier_requests_product(context):
             tasks = problem.goal.tasks
             for k, t in enumerate(tasks):
                 if t.env == "substitution" and k > 0:
-                    earlier = set().union(*(_product_ids_in(u.goal.to_dict(), problem.world) for u in tasks[:k]))
+                    earlier = set().union(*(_product_rows_in(u.goal.to_dict(), problem.world.catalog) for u in tasks[:k]))
                     assert t.goal.original_id not in earlier
                     checked += 1
     assert checked >= 5

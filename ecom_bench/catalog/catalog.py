@@ -464,6 +464,10 @@ class Catalog:
         """The distinct category paths, in order of first appearance."""
         return self._category_encoding[1]
 
+    def id_at(self, row: int) -> str:
+        """Row `row`'s product id, without making its Product."""
+        return self._cols.id[row].as_py()
+
     def title_at(self, row: int) -> str:
         """Row `row`'s title, without making its Product (an order listing names ~100 products)."""
         return self._cols.title[row].as_py()
@@ -484,7 +488,8 @@ class Catalog:
 
     def variant_ids_at(self, row: int) -> list[str]:
         """Row `row`'s variant ids, in catalogue order."""
-        return self._cols.v_id[int(self._cols.var_off[row]):int(self._cols.var_off[row + 1])].to_pylist()
+        a, b = int(self._cols.var_off[row]), int(self._cols.var_off[row + 1])
+        return self._cols.v_id[a:b].to_pylist() if b > a else []
 
     def variant_value_at(self, row: int, variant_id: str) -> str | None:
         """The value ("Black") of row `row`'s variant `variant_id`, or None if it has no such variant."""

@@ -549,7 +549,7 @@ class _Builder:
             variant_id = self.rng.choice(vids)
         at = vids.index(variant_id) if variant_id in vids else -1
         price = float(catalog.variant_prices[first + at]) if at >= 0 else float(catalog.prices[row])
-        return OrderLine(f"{order_id}-L{n}", catalog.ids[row].as_py(), variant_id, quantity, price, row=row)
+        return OrderLine(f"{order_id}-L{n}", catalog.id_at(row), variant_id, quantity, price, row=row)
 
     def order(self, rows: list[int], status: OrderStatus, placed_days_ago: int, *,
               delivered_days_ago: int | None = None, note: str | None = None, lead: int = 0,

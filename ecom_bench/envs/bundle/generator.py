@@ -95,9 +95,8 @@ def build_bundle(world: World, seed: int, difficulty: Difficulty, intent: int = 
     @cache  # the world's stock does not change while the task is built
     def stocked(category: str) -> np.ndarray:
         """The category's in-stock choices as rows, cheapest first (ties by id)."""
-        rows = index.leaf(category)
-        rows = rows[in_stock_mask(world, rows) & ~np.isin(rows, doomed)]
-        return rows[np.lexsort((index.id_rank[rows], catalog.prices[rows]))]
+        rows = index.leaf_by_price(category)
+        return rows[in_stock_mask(world, rows) & ~np.isin(rows, doomed)]
 
     # Episode stock changes and scheduled stock-outs touch few products: a category with more
     # products in stock in the catalogue than that has a choice left without looking.

@@ -48,7 +48,7 @@ def _visit_history(world: World, rng: random.Random, targets: list[CartTarget]) 
     for t, leaf in zip(targets, target_leaves):
         groups[leaf].append(t.product_id)
     for leaf in decoy_leaves:  # the decoy group's own "target": any product of its category
-        groups[leaf].append(catalog.products[rng.choice(catalog.by_leaf_category[leaf])].id)
+        groups[leaf].append(catalog.id_at(rng.choice(catalog.by_leaf_category[leaf])))
         chosen.update(groups[leaf])
     per_group = max(3, 2 * len(targets)) / len(targets)  # look-alikes per group, as for the targets
     want = {leaf: int(per_group) + (1 if rng.random() < per_group - int(per_group) else 0) for leaf in leaves}
@@ -57,7 +57,7 @@ def _visit_history(world: World, rng: random.Random, targets: list[CartTarget]) 
         for _ in range(50 * want[leaf]):
             if len(groups[leaf]) > want[leaf]:
                 break
-            cand = catalog.products[rng.choice(pool)].id
+            cand = catalog.id_at(rng.choice(pool))
             if cand not in chosen:
                 chosen.add(cand)
                 groups[leaf].append(cand)

@@ -277,7 +277,7 @@ class CartUser(Customer):
             row = catalog.index_of(token)
             if row is None and len(token) <= catalog.id_width + 8:
                 row = index.variant_owner(catalog, token)
-            if row is not None and (pid := catalog.ids[row].as_py()) not in out and self.goal.target(pid) is None:
+            if row is not None and (pid := catalog.id_at(row)) not in out and self.goal.target(pid) is None:
                 out.append(pid)
         low, said = text.lower(), words(text)
         viewed = {r.product_id: short_name_from_title(catalog.title_at(row)) for r in world.visit_history

@@ -15,6 +15,7 @@ import dataclasses
 from typing import ClassVar
 
 from ecom_bench._seeding import derive_seed, seeded_rng
+from ecom_bench.catalog import Catalog
 from ecom_bench.difficulty import Difficulty
 from ecom_bench.envs.base import Environment, Problem, SubTask, Verdict, new_world
 from ecom_bench.envs.context import EnvContext
@@ -71,18 +72,20 @@ def _strings_in(value: object, out: set[str]) -> set[str]:
     return out
 
 
-def _product_ids_in(value: object, world: World) -> set[str]:
-    """Catalogue product ids anywhere in a (hidden goal) structure. Each distinct string is
-    looked up once, and none longer than the catalogue's longest id (reference texts, dates,
-    openings): a lookup that misses is a binary search over the ids (~10-50 µs)."""
-    longest = world.catalog.id_width
-    return {s for s in _strings_in(value, set()) if len(s) <= longest and world.product(s) is not None}
+def _product_rows_in(value: object, catalog: Catalog) -> dict[str, int]:
+    """Catalogue product ids anywhere in a (hidden goal) structure, with their rows. Each
+    distinct string is looked up once, and none longer than the catalogue's longest id
+    (reference texts, dates, openings): a lookup that misses is a binary search over the ids."""
+    longest = catalog.id_width
+    rows = {s: catalog.index_of(s) for s in _strings_in(value, set()) if len(s) <= longest}
+    return {s: row for s, row in rows.items() if row is not None}
 
 
 def _goal_items(task: SubTask, world: World) -> set[str]:
-    """The product and variant ids a request's goal relies on."""
-    ids = _product_ids_in(task.goal.to_dict(), world)
-    return ids | {v.id for pid in ids for v in world.product(pid).variants}  # type: ignore[union-attr]
+    """The product and variant ids a request's goal relies on (read from the catalogue's
+    columns: no `Product` is made)."""
+    rows = _product_rows_in(task.goal.to_dict(), world.catalog)
+    return set(rows).union(*(world.catalog.variant_ids_at(row) for row in rows.values()))
 
 
 def _keep_other_requests_solvable(world: World, used: dict[int, set[str]]) -> None:
