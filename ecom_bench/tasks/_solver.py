@@ -78,10 +78,11 @@ def customer_conversation(strict: bool = True, catalog: CatalogSpec | None = Non
         store_as(EpisodeStore)  # binds the store: every field in it from the start, as the viewer shows it
         write_episode(state.store, env=episode.env.name, difficulty=episode.difficulty.level, hidden=hidden)
         # The schemas the model sees; calls run through `Episode.step`, not through these.
-        # Handed to generate as ToolDefs: `state.tools` holds them as Tools, which Inspect
-        # would re-parse into definitions on every generation.
+        # Handed to generate as ToolDefs, and not put in `state.tools`: nothing here reads
+        # them there, every model event logs them already, and Inspect would re-parse them
+        # from the Tools it keeps there and diff them into the solver's state event (~10% of
+        # a scripted sample's Python work; tests/test_inspect_overhead_tools.py).
         tools = episode_tools(episode)
-        state.tools = tools
         state.messages = [ChatMessageSystem(content=episode.system_prompt()),
                           ChatMessageUser(content=episode.opening, metadata={"act": "opening"})]
         model = get_model()
