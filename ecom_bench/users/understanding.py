@@ -16,6 +16,7 @@ So missing a paraphrase can only make the customer say more, never stonewall.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Mapping
 
@@ -45,8 +46,15 @@ def says(text_l: str, phrase: str, *, prefix: bool = False) -> bool:
 
     `prefix=True` lets the last word run on ("deliver" matches "delivered", "ship" "shipping").
     """
+    phrase_l = phrase.lower()
+    # most checks miss: a substring test rules them out before any pattern is looked up
+    return phrase_l in text_l and _phrase_pattern(phrase_l, prefix).search(text_l) is not None
+
+
+@functools.lru_cache(maxsize=4096)
+def _phrase_pattern(phrase_l: str, prefix: bool) -> re.Pattern[str]:
     tail = "" if prefix else r"(?![a-z0-9])"
-    return re.search(rf"(?<![a-z0-9]){re.escape(phrase.lower())}{tail}", text_l) is not None
+    return re.compile(rf"(?<![a-z0-9]){re.escape(phrase_l)}{tail}")
 
 
 def sentences(text: str) -> list[str]:
