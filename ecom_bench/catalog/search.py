@@ -640,8 +640,8 @@ class SearchEngine:
         return self._lexical
 
     def warm(self) -> SearchEngine:
-        """Build (or load) the vector index and BM25 now rather than on first search."""
-        _ = self.vector_index
+        """Build (or load) the vector index, its pre-scan and BM25 now rather than on first search."""
+        self.vector_index.prescan()
         _ = self.lexical
         return self
 
