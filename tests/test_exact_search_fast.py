@@ -180,3 +180,24 @@ def test_real_queries_at_20k() -> None:
     if ctx.search_engine.vector_index.prescan() is None:
         pytest.skip("the pre-scan is not used on this machine")
     _real_check(ctx, 300, (10, 50, 100, 200, 500))
+
+
+def test_few_texts_tokenise_as_the_arrow_path(context, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A query's token ids (split in Python) and its vector equal the batch (Arrow) path's."""
+    from ecom_bench.catalog import embedders
+    from ecom_bench.catalog.embedders import WordLlamaEmbedder
+
+    titles = context.catalog.table.column("title").to_pylist()[:300]
+    texts = titles + [t.split(",")[0] for t in titles] + [
+        "", " ", "a  b", " lead", "trail ", "usb-c  charger", "Ünïcode café", "tab\there", "new\nline", "🔌 plug"]
+    rng = np.random.default_rng(12)
+    batches = [[t] for t in texts] + [[texts[i] for i in rng.choice(len(texts), rng.integers(2, 9))]
+                                      for _ in range(60)]
+    few = WordLlamaEmbedder()
+    got = [(few._token_ids(b), few.encode(b)) for b in batches]
+    monkeypatch.setattr(embedders, "_FEW_TEXTS", 0)
+    arrow = WordLlamaEmbedder()
+    for b, ((ids, offsets), vec) in zip(batches, got, strict=True):
+        ref_ids, ref_offsets = arrow._token_ids(b)
+        assert np.array_equal(ids, ref_ids) and np.array_equal(offsets, ref_offsets), b
+        assert np.array_equal(vec, arrow.encode(b)), b
