@@ -425,6 +425,22 @@ def _best(rows: np.ndarray, sat: np.ndarray, gate: Gate, catalog: Catalog) -> tu
     return rows[order], sat[order], s[order]
 
 
+def _grade(catalog: Catalog, requirements: tuple[Constraint, ...], rows: np.ndarray,
+           masks: dict[int, np.ndarray]) -> np.ndarray:
+    """`satisfaction_matrix(catalog, requirements, rows)`, its categorical columns (positions in
+    `masks`) read from the masks `_top_rows` already holds (`_meeting_mask`: the same 0/1)
+    rather than by comparing the object columns' strings again."""
+    if not masks:
+        return satisfaction_matrix(catalog, requirements, rows)
+    sat = np.empty((len(rows), len(requirements)), dtype=np.float64)
+    rest = [j for j in range(len(requirements)) if j not in masks]
+    if rest:
+        sat[:, rest] = satisfaction_matrix(catalog, tuple(requirements[j] for j in rest), rows)
+    for j, mask in masks.items():
+        sat[:, j] = mask[rows]
+    return sat
+
+
 def _top_rows(catalog: Catalog, requirements: tuple[Constraint, ...], gate: Gate) -> tuple[np.ndarray, np.ndarray]:
     """The pool's rows (best s(p) first, ties by catalogue order, gated, at most POOL_SIZE) and
     their satisfaction matrix, without grading the whole catalogue when it need not be.
@@ -439,12 +455,12 @@ def _top_rows(catalog: Catalog, requirements: tuple[Constraint, ...], gate: Gate
     a pool whose tail lies below a level's ceiling still grades that whole level. The
     result is the pool of grading every product (the tests check it).
     """
-    categorical = [c for c in requirements if c.kind in _CATEGORICAL]
-    numeric = len(requirements) - len(categorical)
+    masks = {j: _meeting_mask(catalog, c) for j, c in enumerate(requirements) if c.kind in _CATEGORICAL}
+    numeric = len(requirements) - len(masks)
     m = max(1, len(requirements))
     met = np.zeros(len(catalog), dtype=np.int16)
-    for c in categorical:
-        met += _meeting_mask(catalog, c)
+    for mask in masks.values():
+        met += mask
     allowed = _gate_rows(catalog, gate)
     if allowed is not None:
         met[~allowed] = -1  # never graded
@@ -470,7 +486,7 @@ def _top_rows(catalog: Catalog, requirements: tuple[Constraint, ...], gate: Gate
         chunk *= 2
         if len(part):
             rows, sat, s = _best(np.concatenate((rows, part)),
-                                 np.concatenate((sat, satisfaction_matrix(catalog, requirements, part))),
+                                 np.concatenate((sat, _grade(catalog, requirements, part, masks))),
                                  gate, catalog)
     return rows, sat
 
