@@ -40,8 +40,8 @@ from __future__ import annotations
 import math
 import random
 import re
-from dataclasses import dataclass
-from functools import lru_cache
+from dataclasses import dataclass, field
+from functools import cached_property, lru_cache
 from typing import Any, Literal, Protocol
 
 import numpy as np
@@ -316,6 +316,12 @@ class RankingGoal(Protocol):
         (`s`: their s(p); `sims`: their similarity to `reference_id`)."""
         ...
 
+    @property
+    def base_key(self) -> tuple[Any, ...]:
+        """Everything `base_relevance` reads besides the catalogue and its arguments (hashable):
+        with the pool, it keys the base scores kept for the verifier."""
+        ...
+
 
 def similarities(engine: Any, reference_id: str, rows: np.ndarray) -> np.ndarray:
     """Cosine similarity of the products at `rows` to the reference product (zeros without a
@@ -364,6 +370,17 @@ class Pool:
     s: np.ndarray  # s(p)
     meets_all: np.ndarray  # every constraint met
     sims: np.ndarray  # similarity to the reference product
+    #: base scores and span per goal `base_key` (`_base_of`): the generator's ideal list computes
+    #: them, the verifier's reads them (only the stock is read again)
+    bases: dict[tuple[Any, ...], tuple[np.ndarray, tuple[float, float]]] = field(
+        default_factory=dict, compare=False, repr=False)
+
+    @cached_property
+    def id_rank(self) -> np.ndarray:
+        """Each pool id's place in ascending id order (the ideal list's tie order)."""
+        rank = np.empty(len(self.ids), dtype=np.int64)
+        rank[np.argsort(np.array(self.ids, dtype=str), kind="stable")] = np.arange(len(self.ids))
+        return rank
 
 
 #: Pools kept: one per ranking goal of the episodes being generated or scored at once
@@ -516,13 +533,27 @@ class Ideal:
     pool: list[str]  # the evaluation pool, by s(p)
 
 
+def _base_of(goal: RankingGoal, world: World, pool: Pool) -> tuple[np.ndarray, tuple[float, float]]:
+    """The pool's base scores for `goal` and their span: computed once, kept on the pool."""
+    key = goal.base_key
+    got = pool.bases.get(key)
+    if got is None:
+        base = goal.base_relevance(world.catalog, pool.rows, pool.s, pool.sims)
+        base.flags.writeable = False
+        span = (float(base.min()), float(base.max())) if len(base) else (0.0, 1.0)
+        got = pool.bases[key] = (base, span)
+    return got
+
+
 def ideal_ranking(goal: RankingGoal, world: World) -> Ideal:
-    """The pool graded now: its relevant products, best first (ties by id), and its base span."""
+    """The pool graded now: its relevant products, best first (ties by id), and its base span.
+    Only the stock is read anew on each call (the verifier's reuses the generator's base scores)."""
     pool = evaluation_pool(goal, world)
-    base = goal.base_relevance(world.catalog, pool.rows, pool.s, pool.sims)
-    span = (float(base.min()), float(base.max())) if len(base) else (0.0, 1.0)
+    base, span = _base_of(goal, world, pool)
     rel = _relevances(pool.meets_all & in_stock_mask(world, pool.rows), base, span)
-    ranked = sorted(((i, float(r)) for i, r in zip(pool.ids, rel.tolist()) if r > 0), key=lambda x: (-x[1], x[0]))
+    right = np.flatnonzero(rel > 0)
+    order = right[np.lexsort((pool.id_rank[right], -rel[right]))]  # relevance desc, then id
+    ranked = [(pool.ids[i], r) for i, r in zip(order.tolist(), rel[order].tolist(), strict=True)]
     return Ideal(ranked, span, list(pool.ids))
 
 
