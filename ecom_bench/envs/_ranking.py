@@ -502,9 +502,12 @@ def _top_rows(catalog: Catalog, requirements: tuple[Constraint, ...], gate: Gate
             at = stop
         chunk *= 2
         if len(part):
-            rows, sat, s = _best(np.concatenate((rows, part)),
-                                 np.concatenate((sat, _grade(catalog, requirements, part, masks))),
-                                 gate, catalog)
+            part_sat = _grade(catalog, requirements, part, masks)
+            if len(rows) == POOL_SIZE:  # a full pool: only what beats its last (s(p), row) can enter
+                part_s = part_sat.mean(axis=1)  # row by row, the values `_best` computes
+                beats = (part_s > s[-1]) | ((part_s == s[-1]) & (part < rows[-1]))
+                part, part_sat = part[beats], part_sat[beats]
+            rows, sat, s = _best(np.concatenate((rows, part)), np.concatenate((sat, part_sat)), gate, catalog)
     return rows, sat
 
 
