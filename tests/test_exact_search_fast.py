@@ -201,3 +201,25 @@ def test_few_texts_tokenise_as_the_arrow_path(context, monkeypatch: pytest.Monke
         ref_ids, ref_offsets = arrow._token_ids(b)
         assert np.array_equal(ids, ref_ids) and np.array_equal(offsets, ref_offsets), b
         assert np.array_equal(vec, arrow.encode(b)), b
+
+
+def test_repeated_queries_reuse_the_pool_and_answer_the_same(context, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A repeated (query, depth) is served from the engine's pool cache: same hits under any
+    filters as a fresh engine's, and batches neither read nor fill it."""
+    from ecom_bench.catalog import search as search_mod
+    from ecom_bench.catalog.search import SearchFilters
+
+    monkeypatch.setattr(search_mod, "POOL_CACHE", 8)
+    queries = _real_queries(context, 12)
+    filters = [None, SearchFilters(max_price=40.0), SearchFilters(min_rating=4.0, max_ship_days=5)]
+    cached = SearchEngine(context.catalog, context.search_engine.embedder)
+    cached.search_batch(queries[:3], depth=50, limit=10)  # a batch: not kept
+    assert not cached._pools
+    fresh = SearchEngine(context.catalog, context.search_engine.embedder)
+    for _ in range(2):
+        for q in queries:
+            for f in filters:
+                fresh._pools.clear()
+                want = [(h.product.id, h.score) for h in fresh.search(q, filters=f, depth=50, limit=10)]
+                assert [(h.product.id, h.score) for h in cached.search(q, filters=f, depth=50, limit=10)] == want
+    assert len(cached._pools) == 8  # bounded
