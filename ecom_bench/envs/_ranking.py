@@ -465,7 +465,7 @@ def _top_rows(catalog: Catalog, requirements: tuple[Constraint, ...], gate: Gate
     A product that meets c of the categorical constraints (category, brand, attribute: 0 or
     1 each) has s(p) <= (c + the numeric ones' count) / m, its level's ceiling. Products are
     graded by level, most met first, and within a level in catalogue order (the products
-    meeting none, found by position, last), a growing chunk at a time, until the pool's
+    meeting none last), a growing chunk at a time, until the pool's
     last (s(p), row) beats every product not yet graded: its s(p) is above the next
     product's ceiling, or equal to it with a smaller row (ties go by catalogue order). So
     the cost is set by how many products come near the pool, not by the catalogue's size;
@@ -481,25 +481,39 @@ def _top_rows(catalog: Catalog, requirements: tuple[Constraint, ...], gate: Gate
     allowed = _gate_rows(catalog, gate)
     if allowed is not None:
         met[~allowed] = -1  # never graded
+    # what of the gate the graded rows still have to pass: its categorical requirements and
+    # exclusions are in `allowed` already
+    rest = Gate(require=tuple(c for c in gate.require if c.kind not in _CATEGORICAL))
     union = np.flatnonzero(met > 0)
     union = union[np.argsort(-met[union], kind="stable")]  # by level (most met first), then row
     rows = np.zeros(0, dtype=np.int64)
     sat = np.zeros((0, len(requirements)), dtype=np.float64)
     s = np.zeros(0, dtype=np.float64)
-    # Grade in that order, then the products meeting none in catalogue order (`at`), a
-    # growing chunk at a time; a chunk may span levels (the check before it is what matters).
-    taken, at, chunk = 0, 0, SCAN_CHUNK
-    while taken < len(union) or at < len(catalog):
-        level, next_row = (int(met[union[taken]]), int(union[taken])) if taken < len(union) else (0, at)
+    # Grade in that order, then the products meeting none (`zeros`, in catalogue order, found
+    # once the levels are done), a growing chunk at a time; a chunk may span levels (the
+    # check before it is what matters).
+    zeros: np.ndarray | None = None
+    taken, z, chunk = 0, 0, SCAN_CHUNK
+    while True:
+        if taken < len(union):
+            level, next_row = int(met[union[taken]]), int(union[taken])
+        else:
+            if zeros is None:
+                zeros = np.flatnonzero(met == 0)
+            if z >= len(zeros):
+                break
+            level, next_row = 0, int(zeros[z])
         if len(rows) == POOL_SIZE and (s[-1] > (level + numeric) / m
                                        or (s[-1] == (level + numeric) / m and rows[-1] < next_row)):
             break  # nobody left (at this level or a lower one) can enter
         part = union[taken : taken + chunk]
         taken += len(part)
         if len(part) < chunk and taken == len(union):  # then the products meeting none, in catalogue order
-            stop = min(len(catalog), at + chunk - len(part))
-            part = np.concatenate((part, at + np.flatnonzero(met[at:stop] == 0)))
-            at = stop
+            if zeros is None:
+                zeros = np.flatnonzero(met == 0)
+            more = zeros[z : z + chunk - len(part)]
+            z += len(more)
+            part = np.concatenate((part, more))
         chunk *= 2
         if len(part):
             part_sat = _grade(catalog, requirements, part, masks)
@@ -507,7 +521,7 @@ def _top_rows(catalog: Catalog, requirements: tuple[Constraint, ...], gate: Gate
                 part_s = part_sat.mean(axis=1)  # row by row, the values `_best` computes
                 beats = (part_s > s[-1]) | ((part_s == s[-1]) & (part < rows[-1]))
                 part, part_sat = part[beats], part_sat[beats]
-            rows, sat, s = _best(np.concatenate((rows, part)), np.concatenate((sat, part_sat)), gate, catalog)
+            rows, sat, s = _best(np.concatenate((rows, part)), np.concatenate((sat, part_sat)), rest, catalog)
     return rows, sat
 
 
