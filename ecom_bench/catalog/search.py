@@ -27,6 +27,7 @@ import re
 import shutil
 import threading
 import uuid
+from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -577,6 +578,9 @@ class _Lexical:
         return cand[order].astype(np.int64)
 
 
+#: Distinct (query, depth) candidate pools a `SearchEngine` keeps (~3 KB each at depth 200).
+POOL_CACHE = 1024
+
 #: Catalogues from this size keep their BM25 index on disk (smaller ones build it in < 1 s).
 LEXICAL_CACHE_MIN = 50_000
 
@@ -612,6 +616,9 @@ class SearchEngine:
         self._lexical: _Lexical | None = None
         self._vlock = threading.Lock()
         self._llock = threading.Lock()
+        #: single-query candidate pools by (query, depth), most recent last (see `_pool_of`)
+        self._pools: OrderedDict[tuple[str, int], tuple[np.ndarray, np.ndarray]] = OrderedDict()
+        self._plock = threading.Lock()
 
     # -- lazy parts -------------------------------------------------------------
     @property
@@ -640,8 +647,8 @@ class SearchEngine:
         return self._lexical
 
     def warm(self) -> SearchEngine:
-        """Build (or load) the vector index and BM25 now rather than on first search."""
-        _ = self.vector_index
+        """Build (or load) the vector index, its pre-scan and BM25 now rather than on first search."""
+        self.vector_index.prescan()
         _ = self.lexical
         return self
 
@@ -737,6 +744,8 @@ class SearchEngine:
             return []
         if len(self.catalog) == 0:
             return [[] for _ in qs]
+        if len(qs) == 1:
+            return [self._finish(self._pool_of(qs[0], depth), per_query[0], limit)]
         qvecs = self.embedder.encode(qs)
         sem = self._semantic(qvecs, depth)
         lex = self.lexical
@@ -745,6 +754,31 @@ class SearchEngine:
             pool = self._fuse(sem[r], lex.top(q, depth), depth)
             out.append(self._finish(pool, per_query[r], limit))
         return out
+
+    def _pool_of(self, query: str, depth: int) -> list[tuple[int, float]]:
+        """One query's fused candidate pool, kept for the next POOL_CACHE distinct (query, depth).
+
+        The pool does not depend on the filters (they are applied to it after), and agents
+        repeat a search with other filters, or the same words in another episode: a repeat
+        costs a lookup instead of the embedding, both retrievals and the fusion. Only pools
+        computed for a single query are kept and served (a batch's semantic scores can differ
+        in the last bits: see `search_batch`), so an answer never depends on what came before."""
+        key = (query, depth)
+        with self._plock:
+            got = self._pools.get(key)
+            if got is not None:
+                self._pools.move_to_end(key)
+        if got is None:
+            sem = self._semantic(self.embedder.encode([query]), depth)[0]
+            pool = self._fuse(sem, self.lexical.top(query, depth), depth)
+            got = (np.fromiter((r for r, _ in pool), np.int64, len(pool)),
+                   np.fromiter((f for _, f in pool), np.float64, len(pool)))
+            with self._plock:
+                self._pools[key] = got
+                while len(self._pools) > POOL_CACHE:
+                    self._pools.popitem(last=False)
+            return pool
+        return list(zip(got[0].tolist(), got[1].tolist(), strict=True))
 
     # -- vectors ----------------------------------------------------------------
     def _row(self, product_id: str) -> int:

@@ -40,8 +40,8 @@ from __future__ import annotations
 import math
 import random
 import re
-from dataclasses import dataclass
-from functools import lru_cache
+from dataclasses import dataclass, field
+from functools import cached_property, lru_cache
 from typing import Any, Literal, Protocol
 
 import numpy as np
@@ -316,6 +316,12 @@ class RankingGoal(Protocol):
         (`s`: their s(p); `sims`: their similarity to `reference_id`)."""
         ...
 
+    @property
+    def base_key(self) -> tuple[Any, ...]:
+        """Everything `base_relevance` reads besides the catalogue and its arguments (hashable):
+        with the pool, it keys the base scores kept for the verifier."""
+        ...
+
 
 def similarities(engine: Any, reference_id: str, rows: np.ndarray) -> np.ndarray:
     """Cosine similarity of the products at `rows` to the reference product (zeros without a
@@ -364,6 +370,17 @@ class Pool:
     s: np.ndarray  # s(p)
     meets_all: np.ndarray  # every constraint met
     sims: np.ndarray  # similarity to the reference product
+    #: base scores and span per goal `base_key` (`_base_of`): the generator's ideal list computes
+    #: them, the verifier's reads them (only the stock is read again)
+    bases: dict[tuple[Any, ...], tuple[np.ndarray, tuple[float, float]]] = field(
+        default_factory=dict, compare=False, repr=False)
+
+    @cached_property
+    def id_rank(self) -> np.ndarray:
+        """Each pool id's place in ascending id order (the ideal list's tie order)."""
+        rank = np.empty(len(self.ids), dtype=np.int64)
+        rank[np.argsort(np.array(self.ids, dtype=str), kind="stable")] = np.arange(len(self.ids))
+        return rank
 
 
 #: Pools kept: one per ranking goal of the episodes being generated or scored at once
@@ -425,6 +442,22 @@ def _best(rows: np.ndarray, sat: np.ndarray, gate: Gate, catalog: Catalog) -> tu
     return rows[order], sat[order], s[order]
 
 
+def _grade(catalog: Catalog, requirements: tuple[Constraint, ...], rows: np.ndarray,
+           masks: dict[int, np.ndarray]) -> np.ndarray:
+    """`satisfaction_matrix(catalog, requirements, rows)`, its categorical columns (positions in
+    `masks`) read from the masks `_top_rows` already holds (`_meeting_mask`: the same 0/1)
+    rather than by comparing the object columns' strings again."""
+    if not masks:
+        return satisfaction_matrix(catalog, requirements, rows)
+    sat = np.empty((len(rows), len(requirements)), dtype=np.float64)
+    rest = [j for j in range(len(requirements)) if j not in masks]
+    if rest:
+        sat[:, rest] = satisfaction_matrix(catalog, tuple(requirements[j] for j in rest), rows)
+    for j, mask in masks.items():
+        sat[:, j] = mask[rows]
+    return sat
+
+
 def _top_rows(catalog: Catalog, requirements: tuple[Constraint, ...], gate: Gate) -> tuple[np.ndarray, np.ndarray]:
     """The pool's rows (best s(p) first, ties by catalogue order, gated, at most POOL_SIZE) and
     their satisfaction matrix, without grading the whole catalogue when it need not be.
@@ -432,46 +465,63 @@ def _top_rows(catalog: Catalog, requirements: tuple[Constraint, ...], gate: Gate
     A product that meets c of the categorical constraints (category, brand, attribute: 0 or
     1 each) has s(p) <= (c + the numeric ones' count) / m, its level's ceiling. Products are
     graded by level, most met first, and within a level in catalogue order (the products
-    meeting none, found by position, last), a growing chunk at a time, until the pool's
+    meeting none last), a growing chunk at a time, until the pool's
     last (s(p), row) beats every product not yet graded: its s(p) is above the next
     product's ceiling, or equal to it with a smaller row (ties go by catalogue order). So
     the cost is set by how many products come near the pool, not by the catalogue's size;
     a pool whose tail lies below a level's ceiling still grades that whole level. The
     result is the pool of grading every product (the tests check it).
     """
-    categorical = [c for c in requirements if c.kind in _CATEGORICAL]
-    numeric = len(requirements) - len(categorical)
+    masks = {j: _meeting_mask(catalog, c) for j, c in enumerate(requirements) if c.kind in _CATEGORICAL}
+    numeric = len(requirements) - len(masks)
     m = max(1, len(requirements))
     met = np.zeros(len(catalog), dtype=np.int16)
-    for c in categorical:
-        met += _meeting_mask(catalog, c)
+    for mask in masks.values():
+        met += mask
     allowed = _gate_rows(catalog, gate)
     if allowed is not None:
         met[~allowed] = -1  # never graded
+    # what of the gate the graded rows still have to pass: its categorical requirements and
+    # exclusions are in `allowed` already
+    rest = Gate(require=tuple(c for c in gate.require if c.kind not in _CATEGORICAL))
     union = np.flatnonzero(met > 0)
     union = union[np.argsort(-met[union], kind="stable")]  # by level (most met first), then row
     rows = np.zeros(0, dtype=np.int64)
     sat = np.zeros((0, len(requirements)), dtype=np.float64)
     s = np.zeros(0, dtype=np.float64)
-    # Grade in that order, then the products meeting none in catalogue order (`at`), a
-    # growing chunk at a time; a chunk may span levels (the check before it is what matters).
-    taken, at, chunk = 0, 0, SCAN_CHUNK
-    while taken < len(union) or at < len(catalog):
-        level, next_row = (int(met[union[taken]]), int(union[taken])) if taken < len(union) else (0, at)
+    # Grade in that order, then the products meeting none (`zeros`, in catalogue order, found
+    # once the levels are done), a growing chunk at a time; a chunk may span levels (the
+    # check before it is what matters).
+    zeros: np.ndarray | None = None
+    taken, z, chunk = 0, 0, SCAN_CHUNK
+    while True:
+        if taken < len(union):
+            level, next_row = int(met[union[taken]]), int(union[taken])
+        else:
+            if zeros is None:
+                zeros = np.flatnonzero(met == 0)
+            if z >= len(zeros):
+                break
+            level, next_row = 0, int(zeros[z])
         if len(rows) == POOL_SIZE and (s[-1] > (level + numeric) / m
                                        or (s[-1] == (level + numeric) / m and rows[-1] < next_row)):
             break  # nobody left (at this level or a lower one) can enter
         part = union[taken : taken + chunk]
         taken += len(part)
         if len(part) < chunk and taken == len(union):  # then the products meeting none, in catalogue order
-            stop = min(len(catalog), at + chunk - len(part))
-            part = np.concatenate((part, at + np.flatnonzero(met[at:stop] == 0)))
-            at = stop
+            if zeros is None:
+                zeros = np.flatnonzero(met == 0)
+            more = zeros[z : z + chunk - len(part)]
+            z += len(more)
+            part = np.concatenate((part, more))
         chunk *= 2
         if len(part):
-            rows, sat, s = _best(np.concatenate((rows, part)),
-                                 np.concatenate((sat, satisfaction_matrix(catalog, requirements, part))),
-                                 gate, catalog)
+            part_sat = _grade(catalog, requirements, part, masks)
+            if len(rows) == POOL_SIZE:  # a full pool: only what beats its last (s(p), row) can enter
+                part_s = part_sat.mean(axis=1)  # row by row, the values `_best` computes
+                beats = (part_s > s[-1]) | ((part_s == s[-1]) & (part < rows[-1]))
+                part, part_sat = part[beats], part_sat[beats]
+            rows, sat, s = _best(np.concatenate((rows, part)), np.concatenate((sat, part_sat)), rest, catalog)
     return rows, sat
 
 
@@ -500,13 +550,27 @@ class Ideal:
     pool: list[str]  # the evaluation pool, by s(p)
 
 
+def _base_of(goal: RankingGoal, world: World, pool: Pool) -> tuple[np.ndarray, tuple[float, float]]:
+    """The pool's base scores for `goal` and their span: computed once, kept on the pool."""
+    key = goal.base_key
+    got = pool.bases.get(key)
+    if got is None:
+        base = goal.base_relevance(world.catalog, pool.rows, pool.s, pool.sims)
+        base.flags.writeable = False
+        span = (float(base.min()), float(base.max())) if len(base) else (0.0, 1.0)
+        got = pool.bases[key] = (base, span)
+    return got
+
+
 def ideal_ranking(goal: RankingGoal, world: World) -> Ideal:
-    """The pool graded now: its relevant products, best first (ties by id), and its base span."""
+    """The pool graded now: its relevant products, best first (ties by id), and its base span.
+    Only the stock is read anew on each call (the verifier's reuses the generator's base scores)."""
     pool = evaluation_pool(goal, world)
-    base = goal.base_relevance(world.catalog, pool.rows, pool.s, pool.sims)
-    span = (float(base.min()), float(base.max())) if len(base) else (0.0, 1.0)
+    base, span = _base_of(goal, world, pool)
     rel = _relevances(pool.meets_all & in_stock_mask(world, pool.rows), base, span)
-    ranked = sorted(((i, float(r)) for i, r in zip(pool.ids, rel.tolist()) if r > 0), key=lambda x: (-x[1], x[0]))
+    right = np.flatnonzero(rel > 0)
+    order = right[np.lexsort((pool.id_rank[right], -rel[right]))]  # relevance desc, then id
+    ranked = [(pool.ids[i], r) for i, r in zip(order.tolist(), rel[order].tolist(), strict=True)]
     return Ideal(ranked, span, list(pool.ids))
 
 

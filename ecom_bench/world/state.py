@@ -208,7 +208,9 @@ def inject_distractors(world: World, products: list[Product], query: str, filter
     pool = distractor_pool(world.catalog, products, filters)
     if not pool:
         return products
-    picks = rng.sample(pool, min(n, len(pool)))
+    # `rng.sample(pool, k)`'s draws, by position: sample copies a small population whole
+    # (n <= 21), which would make every product of a small leaf for one or two picks
+    picks = [pool[j] for j in rng.sample(range(len(pool)), min(n, len(pool)))]
     out = list(products)
     for p in picks:
         out.insert(rng.randrange(0, len(out) + 1), p)

@@ -46,6 +46,10 @@ class DiscoveryGoal:
     def base_relevance(self, catalog: Catalog, rows: np.ndarray, s: np.ndarray, sims: np.ndarray) -> np.ndarray:
         return persona_utility(self.weights, catalog, rows, budget=self.budget, brand=self.target_brand, sims=sims)
 
+    @property
+    def base_key(self) -> tuple[Any, ...]:
+        return ("persona", tuple(sorted(self.weights.items())), self.budget, self.target_brand)
+
     def to_dict(self) -> dict[str, Any]:
         return {"target_id": self.target_id, "category": self.category.to_dict(),
                 "constraints": [c.to_dict() for c in self.constraints], "oracle_search": dict(self.oracle_search),

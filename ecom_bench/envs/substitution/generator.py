@@ -56,8 +56,11 @@ def build_substitution(world: World, seed: int, difficulty: Difficulty, intent: 
     category, constraints = constraints_from(substitute, rng, difficulty.n_constraints, difficulty,
                                              skip_attributes=(attribute,))
     world.set_out_of_stock(p0.id)
-    others = RowProducts(catalog, leaf_rows[leaf_rows != p0_row])  # the leaf but p0, in catalogue order
-    lookalikes = [p.id for p in rng.sample(others, min(HISTORY_LOOKALIKES, len(leaf_rows) - 1))]
+    others = leaf_rows[leaf_rows != p0_row]  # the leaf but p0, in catalogue order
+    # the draws of `rng.sample(<the leaf's products>, k)`, by position: sample copies a small
+    # population whole (n <= 21), which made every product of a small leaf for three ids
+    picks = rng.sample(range(len(others)), min(HISTORY_LOOKALIKES, len(leaf_rows) - 1))
+    lookalikes = catalog.ids.take(others[picks]).to_pylist() if picks else []
     world.visit_history.extend(VisitRecord(pid, rng.randint(1, 30)) for pid in [p0.id, *lookalikes])
 
     search = {"query": f"{category_noun(p0)} {compatibility.value}", "max_price": constraints[0].value, "limit": 20}

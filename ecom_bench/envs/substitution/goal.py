@@ -44,6 +44,10 @@ class SubstitutionGoal:
     def base_relevance(self, catalog: Catalog, rows: np.ndarray, s: np.ndarray, sims: np.ndarray) -> np.ndarray:
         return self.lam * np.maximum(0.0, sims) + (1.0 - self.lam) * s
 
+    @property
+    def base_key(self) -> tuple[Any, ...]:
+        return ("similarity", self.lam)
+
     def to_dict(self) -> dict[str, Any]:
         return {"original_id": self.original_id, "substitute_id": self.substitute_id,
                 "compatibility": self.compatibility.to_dict(),
