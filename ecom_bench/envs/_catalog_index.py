@@ -213,7 +213,8 @@ def in_stock_mask(world: World, rows: np.ndarray) -> np.ndarray:
 
 class RowProducts(Sequence[Product]):
     """A read-only sequence of catalogue products by row, built without materialising a list,
-    for `random.choice` / `random.sample`, which only index into their population."""
+    for `random.choice`, which only indexes into its population. (`random.sample` copies a
+    population of 21 or fewer whole, making every product: sample positions, then index.)"""
 
     def __init__(self, catalog: Catalog, rows: np.ndarray) -> None:
         self._products = catalog.products
