@@ -91,7 +91,8 @@ def test_rescore_is_bit_for_bit_the_scan(prescan_always: None) -> None:
 
 def test_the_window_bounds_the_approximation(prescan_always: None) -> None:
     xb = _vectors(6000, seed=5)
-    pre = Prescan(_index(xb)._flat_view())
+    vi = _index(xb)
+    pre = Prescan(vi._flat_view(), owner=vi)  # the view reads the index's own storage
     for q in _queries(xb, 20):
         approx, ids = pre.sq.search(q[None], len(xb))
         exact = (q[None] @ xb.T)[0][ids[0]]

@@ -301,7 +301,8 @@ class VectorIndex:
                 pre = self._prescan
                 if pre is None or (isinstance(pre, Prescan) and pre.n != self.ntotal):
                     xb = self._flat_view() if isinstance(self.index, faiss.IndexFlat) else None
-                    built = Prescan.build(xb) if xb is not None and self.ntotal >= PRESCAN_MIN_N else None
+                    built = (Prescan.build(xb, owner=self.index)
+                             if xb is not None and self.ntotal >= PRESCAN_MIN_N else None)
                     pre = self._prescan = built if built is not None else False
         return pre if isinstance(pre, Prescan) else None
 

@@ -65,8 +65,10 @@ class Prescan:
     run the full scan (a non-finite query, too many rows near the cut, a tie at the k-th place).
     """
 
-    def __init__(self, xb: np.ndarray) -> None:
+    def __init__(self, xb: np.ndarray, owner: object = None) -> None:
         self.xb = xb
+        #: what owns `xb`'s memory when it is a view of a FAISS index's storage (kept alive with it)
+        self.owner = owner
         self.n, self.d = xb.shape
         self.nfull = self.n // BLOCK  # complete blocks; rows after nfull·BLOCK are the tail
         self.blocks = xb[: self.nfull * BLOCK].reshape(self.nfull, BLOCK, self.d)
@@ -100,12 +102,13 @@ class Prescan:
         self.finite = all(math.isfinite(v) for v in (norm, norm_hat, rho))
 
     @classmethod
-    def build(cls, xb: np.ndarray) -> Prescan | None:
-        """The pre-scan over `xb` ((n, d) float32, C-contiguous), or None where it would not give
-        the full scan's answer bit for bit on this machine (see the module docstring)."""
+    def build(cls, xb: np.ndarray, owner: object = None) -> Prescan | None:
+        """The pre-scan over `xb` ((n, d) float32, C-contiguous; `owner`: what owns its memory, if
+        it is a view), or None where it would not give the full scan's answer bit for bit on this
+        machine (see the module docstring)."""
         if xb.ndim != 2 or xb.dtype != np.float32 or not xb.flags.c_contiguous or xb.shape[0] < 2 * BLOCK:
             return None
-        pre = cls(xb)
+        pre = cls(xb, owner)
         return pre if pre.finite and pre._self_test() else None
 
     def window(self, q: np.ndarray) -> float:
