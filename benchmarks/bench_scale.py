@@ -42,6 +42,7 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 ENVS = ("cart", "discovery", "substitution", "returns", "tracking", "policy", "bundle", "journey")
+SEARCH_ENVS = ("discovery", "substitution", "journey")  # measured again without the query cache
 
 
 def _rss_mb() -> float:
@@ -159,6 +160,21 @@ def worker_resets(size: int, resets: int, episodes: int, difficulty: int) -> dic
             wins += run_policy(make_episode(env, difficulty, 1, i, context=ctx), policy).result.reward.success
         out[env] = {"reset_p50_ms": statistics.median(ms), "reset_p99_ms": _pct(ms, 99), "reset_first_ms": ms[0],
                     "oracle_eps_per_s": episodes / (time.perf_counter() - t), "oracle_success": wins / episodes}
+    # The search engine keeps recent queries' candidate pools, and the oracle repeats queries
+    # across episodes more than most agents: the search-heavy envs again without that cache.
+    from ecom_bench.catalog import search
+
+    kept, search.POOL_CACHE = search.POOL_CACHE, 0
+    ctx.search_engine.clear_query_cache()
+    try:
+        for env in SEARCH_ENVS:
+            policy = get_policy(env, "oracle")
+            t = time.perf_counter()
+            for i in range(episodes):
+                run_policy(make_episode(env, difficulty, 2, i, context=ctx), policy)
+            out[env]["oracle_eps_per_s_no_query_cache"] = episodes / (time.perf_counter() - t)
+    finally:
+        search.POOL_CACHE = kept
     return out
 
 
@@ -279,6 +295,9 @@ def markdown(results: list[dict[str, Any]], args: argparse.Namespace) -> str:
         rows.append(row(f"{env}: reset p50 / p99 ms", lambda r, e=env: f"{_f(r['resets'][e]['reset_p50_ms'])} / {_f(r['resets'][e]['reset_p99_ms'])}"))
     for env in ENVS:
         rows.append(row(f"{env}: oracle episodes/s (success)", lambda r, e=env: f"{_f(r['resets'][e]['oracle_eps_per_s'], '.0f')} ({_f(r['resets'][e]['oracle_success'], '.2f')})"))
+    for env in SEARCH_ENVS:
+        rows.append(row(f"{env}: oracle episodes/s, query cache off",
+                        lambda r, e=env: _f(r['resets'][e]['oracle_eps_per_s_no_query_cache'], '.0f')))
     rows.append(row("Inspect cart oracle ms/sample (core ms)", lambda r: f"{_f(r['inspect']['inspect_ms_per_sample'])} ({_f(r['inspect']['core_ms_per_episode'])})"))
     rows.append(row("Inspect per-sample overhead ms", lambda r: _f(r['inspect']['inspect_overhead_ms'])))
     rows.append(row("Inspect's own floor ms/sample (fixed answer, no model)",

@@ -755,6 +755,11 @@ class SearchEngine:
             out.append(self._finish(pool, per_query[r], limit))
         return out
 
+    def clear_query_cache(self) -> None:
+        """Forget the kept candidate pools (`_pool_of`): answers do not change, only their cost."""
+        with self._plock:
+            self._pools.clear()
+
     def _pool_of(self, query: str, depth: int) -> list[tuple[int, float]]:
         """One query's fused candidate pool, kept for the next POOL_CACHE distinct (query, depth).
 
