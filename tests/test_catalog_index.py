@@ -43,6 +43,10 @@ def test_indexes_equal_brute_force(context):
     assert [catalog.products[i].id for i in np.argsort(index.id_rank)] == sorted(p.id for p in catalog.products)
     assert index.leaf_in_stock == {k: sum(world.in_stock(catalog.products[i]) for i in v)
                                    for k, v in catalog.by_leaf_category.items()}
+    by_price = {k: sorted(v, key=lambda i: (catalog.products[i].price, catalog.products[i].id))
+                for k, v in catalog.by_leaf_category.items()}
+    assert {k: index.leaf_by_price(k).tolist() for k in by_price} == by_price
+    assert index.leaf_by_price("no such leaf").size == 0
 
 
 def test_in_stock_mask_follows_the_episodes_stock_changes(context):
