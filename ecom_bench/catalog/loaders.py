@@ -576,10 +576,12 @@ def _joined(tables: list[Any]) -> Any:
         return products_to_table(())
     chunks = {name: [c for t in tables for c in t.column(name).chunks] for name in PRODUCT_SCHEMA.names}
     tables.clear()
-    table = pa.Table.from_arrays([pa.concat_arrays(chunks.pop(name)) for name in PRODUCT_SCHEMA.names],
-                                 schema=PRODUCT_SCHEMA)
-    pa.default_memory_pool().release_unused()  # the freed chunks' pages back to the system
-    return table
+    pool = pa.default_memory_pool()
+    columns = []
+    for name in PRODUCT_SCHEMA.names:
+        columns.append(pa.concat_arrays(chunks.pop(name)))
+        pool.release_unused()  # the freed chunks' pages back to the system now, not after the last column
+    return pa.Table.from_arrays(columns, schema=PRODUCT_SCHEMA)
 
 
 def _parquet_columns(files: list[str]) -> tuple[list[str], int]:
