@@ -359,3 +359,42 @@ def test_amazon_schema_parquet_is_read_in_batches_with_malformed_rows(tmp_path, 
     via_json = load_catalog(_write_jsonl(tmp_path / "amazebay.jsonl", rows), cache_dir=hf_tmp)
     assert via_json.products == cat.products
     assert load_catalog(src, cache_dir=hf_tmp, limit=5).products == cat.products[:5]
+
+
+def test_a_cached_load_opens_the_mapped_file_and_an_edited_file_is_read_again(tmp_path, monkeypatch, caplog):
+    """`use_cache`: the second load reads no row (the products come from the memory-mapped
+    cache file, equal); editing the file, or asking for other options, loads it afresh; a
+    damaged cache file is replaced with a warning."""
+    import os
+
+    monkeypatch.setenv("ECOM_BENCH_CACHE", str(tmp_path / "cache"))
+    rows = [{"parent_asin": f"A{i}", "title": f"Lamp {i}, brass", "price": f"${i + 3}.00",
+             "categories": ["Home", "Lighting", "Lamps"], "details": json.dumps({"Color": "Brass"})} for i in range(12)]
+    src = tmp_path / "lamps.parquet"
+    pq.write_table(pa.Table.from_pylist(rows), src)
+    first = load_catalog(src, use_cache=True)
+    cached = loaders.loaded_cache_path(src, limit=None, missing_price="skip")
+    assert cached is not None and cached.exists() and first.name == "lamps"
+
+    def no_read(*a, **k):
+        raise AssertionError("the file was read again")
+
+    monkeypatch.setattr(loaders, "_load", no_read)
+    again = load_catalog(src, use_cache=True)
+    assert list(again.products) == list(first.products) and again.fingerprint == first.fingerprint
+    monkeypatch.undo()
+    monkeypatch.setenv("ECOM_BENCH_CACHE", str(tmp_path / "cache"))
+
+    other = loaders.loaded_cache_path(src, limit=5, missing_price="skip")
+    assert other != cached and len(load_catalog(src, use_cache=True, limit=5)) == 5
+    st = os.stat(src)
+    os.utime(src, ns=(st.st_atime_ns, st.st_mtime_ns + 10**9))  # an edited file: another key
+    assert loaders.loaded_cache_path(src, limit=None, missing_price="skip") != cached
+
+    damaged = loaders.loaded_cache_path(src, limit=None, missing_price="skip")
+    damaged.parent.mkdir(parents=True, exist_ok=True)
+    damaged.write_bytes(b"not arrow")
+    with caplog.at_level("WARNING"):
+        reloaded = load_catalog(src, use_cache=True)
+    assert "unreadable" in caplog.text and list(reloaded.products) == list(first.products)
+    assert Catalog.open(damaged).fingerprint == first.fingerprint  # rewritten

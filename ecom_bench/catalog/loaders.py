@@ -63,10 +63,12 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from ecom_bench.catalog.catalog import PRODUCT_SCHEMA, Catalog, products_to_table
+import pyarrow as pa
+
+from ecom_bench.catalog.catalog import PRODUCT_SCHEMA, Catalog, cache_root, products_to_table
 from ecom_bench.catalog.models import Product, Variant
 
-__all__ = ["NATIVE_COLUMNS", "load_catalog", "save_catalog"]
+__all__ = ["LOADER_VERSION", "NATIVE_COLUMNS", "load_catalog", "loaded_cache_path", "save_catalog"]
 
 log = logging.getLogger(__name__)
 
@@ -495,6 +497,26 @@ def _batches(ds: Any, columns: list[str]) -> Iterator[tuple[dict[str, list[Any]]
         yield {c: table.column(c).to_pylist() for c in columns}, table.num_rows, start
 
 
+#: Bump when the mapping from a file's rows to products changes: cached loads (`use_cache`)
+#: made by an older mapping are then ignored.
+LOADER_VERSION = 1
+
+
+def loaded_cache_path(source: str | Path, *, limit: int | None, missing_price: str | float,
+                      cache_dir: str | os.PathLike[str] | None = None) -> Path | None:
+    """Where `load_catalog(..., use_cache=True)` keeps a local source's products (None for a
+    hub dataset id): named after every file's path, size and modification time, the options
+    and LOADER_VERSION, so an edited file or a changed option is loaded afresh."""
+    local = Path(source).expanduser()
+    if not local.exists():
+        return None
+    files = sorted(_local_files(local)[1])
+    key = json.dumps([LOADER_VERSION, limit, missing_price,
+                      [(str(Path(f).resolve()), os.stat(f).st_size, os.stat(f).st_mtime_ns) for f in files]])
+    digest = hashlib.sha256(key.encode()).hexdigest()[:16]
+    return cache_root(cache_dir) / "catalog" / f"loaded-{local.stem}-{digest}.arrow"
+
+
 def load_catalog(
     source: str | Path,
     *,
@@ -503,6 +525,7 @@ def load_catalog(
     name: str | None = None,
     missing_price: str | float = "skip",
     cache_dir: str | os.PathLike[str] | None = None,
+    use_cache: bool = False,
 ) -> Catalog:
     """Load a catalogue from local parquet/JSON(L) files or a hub dataset.
 
@@ -510,12 +533,38 @@ def load_catalog(
     price do not count). `missing_price` is ``"skip"`` (drop the row, the default:
     price constraints must be verifiable) or a float to use instead. `cache_dir` is
     passed to `datasets.load_dataset` (its Arrow cache); `name` names the Catalog
-    (default: the file/directory stem or the dataset id).
+    (default: the file/directory stem or the dataset id). With `use_cache`, a local
+    source's products are kept as a memory-mapped Arrow file (`loaded_cache_path`, in
+    the index cache) and a later process opens that instead of reading every row again
+    (a 2M-row parquet: ~145 s of parsing).
     """
     if limit is not None and (isinstance(limit, bool) or limit < 0):
         raise ValueError(f"limit must be >= 0 or None, got {limit!r}")
     if not (missing_price == "skip" or isinstance(missing_price, (int, float))):
         raise ValueError(f"missing_price must be 'skip' or a number, got {missing_price!r}")
+    cached = loaded_cache_path(source, limit=limit, missing_price=missing_price) if use_cache else None
+    if cached is not None and cached.exists():
+        try:
+            return Catalog.open(cached, name=name or _default_name(source))
+        except (OSError, ValueError, pa.ArrowException) as e:
+            log.warning("catalogue cache %s is unreadable (%s); loading %s again", cached, e, source)
+    catalog = _load(source, split=split, limit=limit, name=name, missing_price=missing_price, cache_dir=cache_dir)
+    if cached is not None:
+        try:
+            catalog.save(cached)
+            catalog = Catalog.open(cached, name=catalog.name)  # the mapped file: the loaded table is freed
+        except OSError as e:
+            log.warning("could not write catalogue cache %s (%s); continuing uncached", cached, e)
+    return catalog
+
+
+def _default_name(source: str | Path) -> str:
+    p = Path(str(source))
+    return p.stem if (isinstance(source, Path) or Path(source).expanduser().exists()) else str(source)
+
+
+def _load(source: str | Path, *, split: str, limit: int | None, name: str | None, missing_price: str | float,
+          cache_dir: str | os.PathLike[str] | None) -> Catalog:
     local = Path(source).expanduser()
     parquet = _local_files(local)[1] if local.exists() and _local_files(local)[0] == "parquet" else None
     if parquet is not None:  # read in record batches straight from the files (no Arrow cache copy)
@@ -557,10 +606,7 @@ def load_catalog(
     if not kept and limit != 0:
         raise ValueError(f"catalogue {source} has no usable products: {total_rows} rows, skipped {skipped or 'none'} "
                          "(every product needs a title and a price)")
-    if name is None:
-        p = Path(str(source))
-        name = p.stem if (isinstance(source, Path) or Path(source).expanduser().exists()) else str(source)
-    return Catalog.from_table(_joined(tables), name=name)
+    return Catalog.from_table(_joined(tables), name=name or _default_name(source))
 
 
 def _joined(tables: list[Any]) -> Any:
@@ -570,8 +616,6 @@ def _joined(tables: list[Any]) -> Any:
     second copy of the whole catalogue: 2x the table at the peak). Joined a column at a
     time, each column's batch chunks freed as soon as it is joined, the peak is the table
     plus one column."""
-    import pyarrow as pa
-
     if not tables:
         return products_to_table(())
     chunks = {name: [c for t in tables for c in t.column(name).chunks] for name in PRODUCT_SCHEMA.names}
@@ -622,7 +666,6 @@ def save_catalog(catalog: Catalog, path: str | Path) -> Path:
     `load_catalog(path)` restores it exactly (same products, order, variants).
     Attributes are stored as JSON strings (keys differ across products).
     """
-    import pyarrow as pa
     import pyarrow.parquet as pq
 
     path = Path(path).expanduser()

@@ -86,7 +86,8 @@ def load_context(spec: CatalogSpec | None = None, embedder: str = DEFAULT_EMBEDD
             else:
                 from ecom_bench.catalog.loaders import load_catalog
 
-                catalog = load_catalog(spec.source, limit=spec.size)
+                # its products cached on disk too (memory-mapped Arrow, keyed by the files' size and mtime)
+                catalog = load_catalog(spec.source, limit=spec.size, use_cache=True)
             from ecom_bench.envs._catalog_index import prepare
 
             prepare(catalog)  # the per-catalogue index and env modules now, not in the first reset
