@@ -260,9 +260,22 @@ def measure(size: int, args: argparse.Namespace) -> dict[str, Any]:
                         ("resets", (args.resets, args.episodes, args.difficulty)), ("inspect", (args.samples,))):
         if name == "inspect" and args.no_inspect:
             continue
-        out[name] = _run_worker(name, cache, size, *extra)
+        runs = [_run_worker(name, cache, size, *extra)
+                for _ in range(args.repeats if name in ("search", "resets", "inspect") else 1)]
+        out[name] = _median_of(runs)
         print(f"   {name}: {json.dumps(out[name])}", flush=True)
     return out
+
+
+def _median_of(runs: list[Any]) -> Any:
+    """Figure by figure, the median over repeated runs of one worker (a shared VM's speed
+    drifts by a third between minutes); a non-numeric figure is taken from the first run."""
+    first = runs[0]
+    if isinstance(first, dict):
+        return {k: _median_of([r[k] for r in runs if isinstance(r, dict) and k in r]) for k in first}
+    if isinstance(first, (int, float)) and not isinstance(first, bool) and len(runs) > 1:
+        return statistics.median(runs)
+    return first
 
 
 def _f(x: Any, fmt: str = ".1f") -> str:
@@ -306,6 +319,7 @@ def markdown(results: list[dict[str, Any]], args: argparse.Namespace) -> str:
                     lambda r: _f(r['inspect']['inspect_ms_per_sample_log_realtime_off'])))
     note = (f"{date.today().isoformat()}, {platform.node()} ({os.cpu_count()} CPUs, {platform.platform()}), "
             f"d={args.difficulty}, {args.resets} resets and {args.episodes} oracle episodes per env, "
+            f"median of {args.repeats} run(s) of the search, reset and Inspect workers, "
             f"{args.queries} queries, Inspect marginal over {args.samples // 5}->{args.samples} cart samples.\n\n")
     return note + head + "".join(rows)
 
@@ -321,6 +335,8 @@ def main() -> None:
     ap.add_argument("--queries", type=int, default=200)
     ap.add_argument("--samples", type=int, default=200, help="Inspect cart samples (the marginal is from a fifth)")
     ap.add_argument("--no-inspect", action="store_true")
+    ap.add_argument("--repeats", type=int, default=1,
+                    help="run the search, resets and Inspect workers this many times; report each figure's median")
     ap.add_argument("--cache", help="index cache dir (default: a fresh one per size, so builds are timed)")
     ap.add_argument("--worker", choices=sorted(WORKERS), help=argparse.SUPPRESS)
     ap.add_argument("--args", default="[]", help=argparse.SUPPRESS)
