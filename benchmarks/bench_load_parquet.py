@@ -169,19 +169,9 @@ def write_amazon_parquet(path: str | os.PathLike[str], n: int, seed: int = 0) ->
 
 # ------------------------------------------------------------------ child processes
 
-_CHILD = r'''
+_CHILD = (Path(__file__).with_name("_child_timing.py").read_text() + r'''
 import json, logging, resource, sys, time
 what, path = sys.argv[1], sys.argv[2]
-out = {}
-def cpu():
-    r = resource.getrusage(resource.RUSAGE_SELF)
-    return r.ru_utime + r.ru_stime
-def step(name, fn):
-    w, c = time.perf_counter(), cpu()
-    r = fn()
-    out[name + "_wall_s"] = round(time.perf_counter() - w, 2)
-    out[name + "_cpu_s"] = round(cpu() - c, 2)
-    return r
 if what == "write":
     sys.path.insert(0, sys.argv[4])
     from bench_load_parquet import write_amazon_parquet
@@ -223,7 +213,7 @@ else:
             resets[env] = f"{type(e).__name__}: {e}"[:200]
     out["reset_d6"] = resets
 print("RESULT " + json.dumps(out))
-'''
+''')
 
 
 def _run(args: list[str], cache_dir: Path) -> dict[str, Any]:

@@ -36,19 +36,9 @@ import tempfile
 import time
 from pathlib import Path
 
-_CHILD = r'''
+_CHILD = (Path(__file__).with_name("_child_timing.py").read_text() + r'''
 import json, resource, sys, time, random, statistics
 n, what = int(sys.argv[1]), sys.argv[2]
-out = {}
-def cpu():
-    r = resource.getrusage(resource.RUSAGE_SELF)
-    return r.ru_utime + r.ru_stime
-def step(name, fn):
-    w, c = time.perf_counter(), cpu()
-    r = fn()
-    out[name + "_wall_s"] = round(time.perf_counter() - w, 2)
-    out[name + "_cpu_s"] = round(cpu() - c, 2)
-    return r
 from ecom_bench.catalog.embedders import get_embedder
 from ecom_bench.catalog.search import SearchEngine
 from ecom_bench.catalog.synthetic import generate_synthetic_catalog
@@ -97,7 +87,7 @@ else:
     if vi._flat_view() is not None:
         out["recall_at_10"] = round(measure_recall(vi, recall_queries(cat, emb, 300, seed=11)), 4)
 print("RESULT " + json.dumps(out))
-'''
+''')
 
 
 def _run(cmd: list[str], cache_dir: Path) -> tuple[str, dict[str, float]]:
