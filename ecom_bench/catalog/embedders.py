@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
@@ -98,6 +98,14 @@ _FEW_TEXTS = 8
 _SUM_ROWS = 1024
 
 
+def _cache_words(tok: Any, cache: dict[str, list[int]], words: Iterable[str]) -> None:
+    """Tokenise the distinct `words` not in `cache` yet (one batch call) and keep their ids."""
+    missing = [w for w in words if w not in cache]
+    if missing:
+        for w, e in zip(missing, tok.encode_batch(missing, add_special_tokens=False), strict=True):
+            cache[w] = e.ids
+
+
 class WordLlamaEmbedder:
     """The wordllama static embedding (l2_supercat, 256-d) shipped in the wheel.
 
@@ -170,10 +178,7 @@ class WordLlamaEmbedder:
         words = pc.split_pattern(arr, " ")
         enc = pc.dictionary_encode(words.values)
         names = enc.dictionary.to_pylist()
-        missing = [w for w in names if w not in cache]
-        if missing:
-            for w, e in zip(missing, tok.encode_batch(missing, add_special_tokens=False), strict=True):
-                cache[w] = e.ids
+        _cache_words(tok, cache, names)
         per_word = [cache[w] for w in names]
         word_len = np.fromiter(map(len, per_word), np.int64, len(per_word))
         word_ids = np.fromiter((i for ids in per_word for i in ids), np.int64, int(word_len.sum()))
@@ -206,10 +211,7 @@ class WordLlamaEmbedder:
                 parts.append(tok.encode(text, add_special_tokens=False).ids)
                 continue
             words = text.split(" ")
-            missing = [w for w in dict.fromkeys(words) if w not in cache]
-            if missing:
-                for w, e in zip(missing, tok.encode_batch(missing, add_special_tokens=False), strict=True):
-                    cache[w] = e.ids
+            _cache_words(tok, cache, dict.fromkeys(words))
             parts.append([i for w in words for i in cache[w]])
         lengths = np.fromiter(map(len, parts), np.int64, len(parts))
         ids = np.fromiter((i for p in parts for i in p), np.int64, int(lengths.sum()))
