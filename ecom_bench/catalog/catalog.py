@@ -30,7 +30,7 @@ from tqdm import tqdm
 from ecom_bench.catalog.models import Product, Variant
 
 __all__ = ["PRODUCT_SCHEMA", "Catalog", "CatalogTooSparse", "cache_root", "draws", "fold", "products_to_table",
-           "progress"]
+           "progress", "split_by_code"]
 
 
 def cache_root(cache_dir: str | os.PathLike[str] | None = None) -> Path:
@@ -102,6 +102,13 @@ STORAGE_VERSION = 1
 PRODUCT_CACHE_SIZE = 1 << 17
 #: Ids up to this long are looked up by binary search over a numpy array, longer by a dict.
 _MAX_SORTED_ID_CHARS = 64
+
+
+def split_by_code(order: np.ndarray, codes: np.ndarray, n_codes: int) -> list[np.ndarray]:
+    """`order` (rows sorted by their code, `codes[row]` in 0..n_codes-1) cut into one array
+    per code: the rows of each group without a dict of lists."""
+    counts = np.bincount(codes, minlength=n_codes)
+    return np.split(order, np.cumsum(counts)[:-1])
 
 
 def products_to_table(products: Iterable[Product]) -> pa.Table:
@@ -557,9 +564,7 @@ class Catalog:
         leaf_names = list(dict.fromkeys(leaves))
         leaf_of_code = np.array(_codes(leaves, leaf_names), dtype=np.int64)
         per_row = leaf_of_code[self.category_codes] if len(self) else np.zeros(0, np.int64)
-        order = np.argsort(per_row, kind="stable")
-        counts = np.bincount(per_row, minlength=len(leaf_names))
-        groups = np.split(order, np.cumsum(counts)[:-1])
+        groups = split_by_code(np.argsort(per_row, kind="stable"), per_row, len(leaf_names))
         first = [int(g[0]) for g in groups]
         return {leaf_names[k]: groups[k] for k in sorted(range(len(leaf_names)), key=first.__getitem__)}
 

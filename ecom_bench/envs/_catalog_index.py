@@ -26,7 +26,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ecom_bench.catalog import Catalog, Product
-from ecom_bench.catalog.catalog import fold
+from ecom_bench.catalog.catalog import fold, split_by_code
 
 if TYPE_CHECKING:
     from ecom_bench.world.state import World
@@ -78,10 +78,8 @@ def _groups(codes: np.ndarray, names: list[str]) -> dict[str, np.ndarray]:
     unique = sorted(set(names))
     rank = {name: i for i, name in enumerate(unique)}
     keys = np.array([rank[name] for name in names] or [0], dtype=np.int64)[np.asarray(codes, dtype=np.int64)]
-    order = np.argsort(keys, kind="stable")
-    counts = np.bincount(keys, minlength=len(unique))
-    groups = np.split(order, np.cumsum(counts)[:-1])
-    return {unique[k]: groups[k] for k in range(len(unique)) if counts[k]}
+    groups = split_by_code(np.argsort(keys, kind="stable"), keys, len(unique))
+    return {unique[k]: groups[k] for k in range(len(unique)) if len(groups[k])}
 
 
 def _id_rank(catalog: Catalog) -> np.ndarray:
@@ -100,9 +98,7 @@ def _by_price(catalog: Catalog, leaf_rows: dict[str, np.ndarray], id_rank: np.nd
     leaf_code = np.full(len(catalog), len(leaf_rows), dtype=np.int64)  # a row in no leaf sorts last
     for code, rows in enumerate(leaf_rows.values()):
         leaf_code[rows] = code
-    order = np.lexsort((id_rank, catalog.prices, leaf_code))
-    counts = np.bincount(leaf_code, minlength=len(leaf_rows) + 1)
-    groups = np.split(order, np.cumsum(counts)[:-1])
+    groups = split_by_code(np.lexsort((id_rank, catalog.prices, leaf_code)), leaf_code, len(leaf_rows) + 1)
     return dict(zip(leaf_rows, groups[:-1], strict=True))
 
 
@@ -140,7 +136,8 @@ def _build(catalog: Catalog) -> CatalogIndex:
     leaf_rows = dict(sorted(catalog.leaf_rows.items()))
     id_rank = _id_rank(catalog)
     return CatalogIndex(
-        leaf_rows=leaf_rows, leaf_rows_by_price=_by_price(catalog, leaf_rows, id_rank), leaf_in_stock={k: int(np.count_nonzero(base[v])) for k, v in leaf_rows.items()},
+        leaf_rows=leaf_rows, leaf_rows_by_price=_by_price(catalog, leaf_rows, id_rank),
+        leaf_in_stock={k: int(np.count_nonzero(base[v])) for k, v in leaf_rows.items()},
         brand_rows=_groups(brand_code, [fold(b) for b in brands.dictionary.to_pylist()]) if n else {},
         base_in_stock=base, has_variants=has_variants, brand_code=brand_code, odd_variant_rows=odd_variant_rows,
         id_rank=id_rank, path_code=np.asarray(catalog.category_codes, dtype=np.int64),
@@ -233,7 +230,6 @@ class RowProducts(Sequence[Product]):
         if isinstance(i, slice):
             return [self._products[r] for r in self.rows[i].tolist()]
         return self._products[int(self.rows[i])]
-
 
 
 def rows_of(catalog: Catalog, ids: Iterable[str]) -> np.ndarray:
