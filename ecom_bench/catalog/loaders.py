@@ -65,7 +65,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from ecom_bench.catalog.catalog import PRODUCT_SCHEMA, Catalog, cache_root, products_to_table
+from ecom_bench.catalog.catalog import PRODUCT_SCHEMA, Catalog, cache_root, products_to_table, table_from_chunks
 from ecom_bench.catalog.models import Product, Variant
 
 __all__ = ["LOADER_VERSION", "NATIVE_COLUMNS", "load_catalog", "loaded_cache_path", "save_catalog"]
@@ -549,13 +549,7 @@ def load_catalog(
         except (OSError, ValueError, pa.ArrowException) as e:
             log.warning("catalogue cache %s is unreadable (%s); loading %s again", cached, e, source)
     catalog = _load(source, split=split, limit=limit, name=name, missing_price=missing_price, cache_dir=cache_dir)
-    if cached is not None:
-        try:
-            catalog.save(cached)
-            catalog = Catalog.open(cached, name=catalog.name)  # the mapped file: the loaded table is freed
-        except OSError as e:
-            log.warning("could not write catalogue cache %s (%s); continuing uncached", cached, e)
-    return catalog
+    return catalog.mapped_from(cached) if cached is not None else catalog
 
 
 def _default_name(source: str | Path) -> str:
@@ -606,26 +600,9 @@ def _load(source: str | Path, *, split: str, limit: int | None, name: str | None
     if not kept and limit != 0:
         raise ValueError(f"catalogue {source} has no usable products: {total_rows} rows, skipped {skipped or 'none'} "
                          "(every product needs a title and a price)")
-    return Catalog.from_table(_joined(tables), name=name or _default_name(source))
-
-
-def _joined(tables: list[Any]) -> Any:
-    """The batches' tables as one table of single-chunk columns, emptying `tables`.
-
-    `Catalog` reads single chunks without copying (a chunked column it would combine, a
-    second copy of the whole catalogue: 2x the table at the peak). Joined a column at a
-    time, each column's batch chunks freed as soon as it is joined, the peak is the table
-    plus one column."""
-    if not tables:
-        return products_to_table(())
-    chunks = {name: [c for t in tables for c in t.column(name).chunks] for name in PRODUCT_SCHEMA.names}
-    tables.clear()
-    pool = pa.default_memory_pool()
-    columns = []
-    for name in PRODUCT_SCHEMA.names:
-        columns.append(pa.concat_arrays(chunks.pop(name)))
-        pool.release_unused()  # the freed chunks' pages back to the system now, not after the last column
-    return pa.Table.from_arrays(columns, schema=PRODUCT_SCHEMA)
+    chunks = {column: [c for t in tables for c in t.column(column).chunks] for column in PRODUCT_SCHEMA.names}
+    tables.clear()  # the batches' tables: their chunks are freed column by column as they are joined
+    return Catalog.from_table(table_from_chunks(chunks), name=name or _default_name(source))
 
 
 def _parquet_columns(files: list[str]) -> tuple[list[str], int]:

@@ -40,8 +40,8 @@ from ecom_bench.catalog.catalog import (
     VARIANT_TYPE,
     Catalog,
     cache_root,
-    products_to_table,
     progress,
+    table_from_chunks,
     table_from_columns,
 )
 from ecom_bench.catalog.taxonomy import (
@@ -228,22 +228,8 @@ def generate_synthetic_catalog(n_products: int = 20_000, seed: int = 0, *, use_c
     finally:
         if gc_was_enabled:
             gc.enable()
-    # One chunk per column (what `Catalog` reads without copying), joined a column at a time
-    # so the batches' copy of a column is freed as soon as it is joined: the peak is the
-    # table plus one column, not two tables (1.4 GB each at 2M).
-    table = pa.Table.from_arrays([pa.concat_arrays(columns.pop(name)) for name in PRODUCT_SCHEMA.names],
-                                 schema=PRODUCT_SCHEMA) if n_products else products_to_table(())
-    del columns
-    cat = Catalog.from_table(table, name=catalog_name(n_products, seed))
-    del table
-    if path is not None:
-        try:
-            cat.save(path)
-            cat = Catalog.open(path, name=cat.name)  # the mapped file: the in-memory table is freed
-        except OSError as e:
-            log.warning("could not write synthetic catalogue cache %s (%s); continuing uncached", path, e)
-        pa.default_memory_pool().release_unused()  # its pages back to the system, not kept by the allocator
-    return cat
+    cat = Catalog.from_table(table_from_chunks(columns), name=catalog_name(n_products, seed))
+    return cat.mapped_from(path, "synthetic catalogue") if path is not None else cat
 
 
 def _generate(n_products: int, seed: int, advance: Callable[[int], object] = lambda k: None) -> Iterator[pa.Table]:
