@@ -287,11 +287,17 @@ ORDINALS: dict[str, int] = {"oldest": 0, "second_oldest": 1, "third_oldest": 2,
                             "latest": -1, "second_latest": -2, "third_latest": -3}
 
 
+def line_row(catalog: Catalog, line: OrderLine) -> int | None:
+    """The catalogue row of a line's product (None when the catalogue lacks it): the row the
+    generator kept, else an id lookup."""
+    return line.row if line.row is not None else catalog.index_of(line.product_id)
+
+
 def line_leaf(catalog: Catalog, line: OrderLine) -> str | None:
     """The leaf category of a line's product (None when the catalogue lacks it), read from
     the catalogue's leaf column: no `Product` is made (an account has ~130 lines, and every
     reference is checked against all of them)."""
-    row = line.row if line.row is not None else catalog.index_of(line.product_id)
+    row = line_row(catalog, line)
     return None if row is None else catalog.leaf_categories[row]
 
 
@@ -743,6 +749,6 @@ def build_order_history(world: World, rng: random.Random, process: GroupProcess,
 __all__ = ["CARRIERS", "DEFAULT_RETURN_WINDOW_DAYS", "Eligibility", "GroupProcess", "MemberPlan", "NOTES",
            "ORDINALS", "Order", "OrderHistory", "OrderLine", "OrderReference", "OrderStatus", "REASON_DESCRIPTIONS", "RETURN_FEES",
            "RETURN_WINDOW_DAYS", "RefKind", "ReturnMethod", "ReturnReason", "ReturnRecord",
-           "SELLER_FAULT_REASONS", "background_leaves", "build_order_history", "check_eligibility", "find_order", "free_leaves", "group_count", "line_leaf",
+           "SELLER_FAULT_REASONS", "background_leaves", "build_order_history", "check_eligibility", "find_order", "free_leaves", "group_count", "line_leaf", "line_row",
            "matching_lines", "next_return_id", "product_noun", "random_digits", "references_for", "return_fee",
            "return_window_days", "returns_of", "statuses_for_age", "unique_references"]

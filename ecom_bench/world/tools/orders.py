@@ -22,6 +22,7 @@ from ecom_bench.world.orders import (
     ReturnRecord,
     check_eligibility,
     find_order,
+    line_row,
     next_return_id,
     return_fee,
     returns_of,
@@ -67,7 +68,7 @@ class OrderTools(ToolBase):
         """ "Short name (variant value)", read from the catalogue's columns: making a Product for
         each of a listing's ~100 lines was most of an order_list call."""
         catalog = self.world.catalog
-        row = line.row if line.row is not None else catalog.index_of(line.product_id)
+        row = line_row(catalog, line)
         if row is None:
             return line.product_id
         name = short_name_from_title(catalog.title_at(row))
