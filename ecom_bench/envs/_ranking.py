@@ -493,25 +493,28 @@ def _top_rows(catalog: Catalog, requirements: tuple[Constraint, ...], gate: Gate
     # once the levels are done), a growing chunk at a time; a chunk may span levels (the
     # check before it is what matters).
     zeros: np.ndarray | None = None
+
+    def meeting_none() -> np.ndarray:
+        nonlocal zeros
+        if zeros is None:
+            zeros = np.flatnonzero(met == 0)
+        return zeros
+
     taken, z, chunk = 0, 0, SCAN_CHUNK
     while True:
         if taken < len(union):
             level, next_row = int(met[union[taken]]), int(union[taken])
         else:
-            if zeros is None:
-                zeros = np.flatnonzero(met == 0)
-            if z >= len(zeros):
+            if z >= len(meeting_none()):
                 break
-            level, next_row = 0, int(zeros[z])
+            level, next_row = 0, int(meeting_none()[z])
         if len(rows) == POOL_SIZE and (s[-1] > (level + numeric) / m
                                        or (s[-1] == (level + numeric) / m and rows[-1] < next_row)):
             break  # nobody left (at this level or a lower one) can enter
         part = union[taken : taken + chunk]
         taken += len(part)
         if len(part) < chunk and taken == len(union):  # then the products meeting none, in catalogue order
-            if zeros is None:
-                zeros = np.flatnonzero(met == 0)
-            more = zeros[z : z + chunk - len(part)]
+            more = meeting_none()[z : z + chunk - len(part)]
             z += len(more)
             part = np.concatenate((part, more))
         chunk *= 2

@@ -160,13 +160,13 @@ def total_score() -> Scorer:
         outcome = read_episode(state.store, "outcome")
         if outcome is None:
             return _outcome_or_failure(state, "total", str)
-        final = outcome["final_state"]
+        final, env = outcome["final_state"], read_episode(state.store, "env")
         return Score(
             value=float(outcome["reward"]["total"]),
-            answer=answer_text(final, read_episode(state.store, "env")),
+            answer=answer_text(final, env),
             explanation=outcome["explanation"],
             metadata={
-                "env": read_episode(state.store, "env"),
+                "env": env,
                 "difficulty": read_episode(state.store, "difficulty"),
                 "turns": outcome["turns"],
                 "user_caused_turns": outcome["user_caused_turns"],
