@@ -141,10 +141,21 @@ def worker_search(size: int, queries: int) -> dict[str, Any]:
             "recall_at_10": hits / (10 * len(texts)), "queries": len(texts)}
 
 
-def worker_resets(size: int, resets: int, episodes: int, difficulty: int) -> dict[str, Any]:
+def _oracle_run(ctx: Any, env: str, difficulty: int, seed: int, episodes: int) -> tuple[float, float]:
+    """(episodes/s, success rate) of the env's oracle over `episodes` episodes of `seed`."""
     from ecom_bench.agents import get_policy
-    from ecom_bench.episode import new_episode
     from ecom_bench.runner import make_episode, run_policy
+
+    policy = get_policy(env, "oracle")
+    wins = 0
+    t = time.perf_counter()
+    for i in range(episodes):
+        wins += run_policy(make_episode(env, difficulty, seed, i, context=ctx), policy).result.reward.success
+    return episodes / (time.perf_counter() - t), wins / episodes
+
+
+def worker_resets(size: int, resets: int, episodes: int, difficulty: int) -> dict[str, Any]:
+    from ecom_bench.episode import new_episode
 
     ctx = _context(size)
     out: dict[str, Any] = {}
@@ -153,13 +164,9 @@ def worker_resets(size: int, resets: int, episodes: int, difficulty: int) -> dic
         for i in range(resets):
             _, s = _timed(lambda: new_episode(env, difficulty, 0, i, context=ctx))
             ms.append(s * 1000)
-        policy = get_policy(env, "oracle")
-        wins = 0
-        t = time.perf_counter()
-        for i in range(episodes):
-            wins += run_policy(make_episode(env, difficulty, 1, i, context=ctx), policy).result.reward.success
+        eps, success = _oracle_run(ctx, env, difficulty, 1, episodes)
         out[env] = {"reset_p50_ms": statistics.median(ms), "reset_p99_ms": _pct(ms, 99), "reset_first_ms": ms[0],
-                    "oracle_eps_per_s": episodes / (time.perf_counter() - t), "oracle_success": wins / episodes}
+                    "oracle_eps_per_s": eps, "oracle_success": success}
     # The search engine keeps recent queries' candidate pools, and the oracle repeats queries
     # across episodes more than most agents: the search-heavy envs again without that cache.
     from ecom_bench.catalog import search
@@ -168,11 +175,7 @@ def worker_resets(size: int, resets: int, episodes: int, difficulty: int) -> dic
     ctx.search_engine.clear_query_cache()
     try:
         for env in SEARCH_ENVS:
-            policy = get_policy(env, "oracle")
-            t = time.perf_counter()
-            for i in range(episodes):
-                run_policy(make_episode(env, difficulty, 2, i, context=ctx), policy)
-            out[env]["oracle_eps_per_s_no_query_cache"] = episodes / (time.perf_counter() - t)
+            out[env]["oracle_eps_per_s_no_query_cache"] = _oracle_run(ctx, env, difficulty, 2, episodes)[0]
     finally:
         search.POOL_CACHE = kept
     return out
