@@ -17,8 +17,10 @@ For each synthetic catalogue size (20k and 200k; 2M with `--huge`), in fresh pro
 * **Inspect**: per-sample cost of `inspect_ai.eval(cart, model="ecom/oracle")`, marginal
   between two sample counts (so start-up and one-off imports cancel), beside the core
   runner's cost for the same episodes; the difference is Inspect's per-sample overhead. Beside
-  it, Inspect's own floor (a fixed-answer task, no model call) and the cart eval with
-  `log_realtime=False` (a documented option a benchmark caller can choose).
+  it, Inspect's own floor (a fixed-answer task, no model call), Inspect alone on samples of
+  the cart's shape (the same model calls on the same texts with the same tool schemas and as
+  many scorers, answered by a fixed model: what no change of ours can go below), and the cart
+  eval with `log_realtime=False` (a documented option a benchmark caller can choose).
 
 Writes `<out>.json` and `<out>.md` (a markdown table). Figures, not asserts: on a shared
 machine they are noisy, so compare ratios within one run.
@@ -207,6 +209,56 @@ def _inspect_floor_task(samples: int) -> Any:
                 solver=fixed_answer(), scorer=fixed_score())
 
 
+def _inspect_shape_task(runs: list[Any], tools: list[Any], n_scorers: int) -> Any:
+    """Inspect's own cost for a sample shaped like a cart sample, with nothing of ours in it:
+    the same number of model calls as each core run made, on the same message texts, each
+    given the cart's tool schemas, answered by a fixed-output model (`_fixed_model_api`), then
+    as many no-op scorers as the cart task has. What the cart eval costs beyond this is ours."""
+    from inspect_ai import Task
+    from inspect_ai.dataset import MemoryDataset, Sample
+    from inspect_ai.model import ChatMessageSystem, ChatMessageUser, get_model
+    from inspect_ai.scorer import Score, mean, scorer
+    from inspect_ai.solver import solver
+
+    @solver
+    def replay() -> Any:
+        async def solve(state: Any, generate: Any) -> Any:
+            run = runs[int(state.sample_id) % len(runs)]
+            model = get_model()
+            state.messages = [ChatMessageSystem(content=run.messages[0].text)]
+            for message in run.messages[1:]:
+                if message.role == "assistant":
+                    state.output = await model.generate(state.messages, tools)
+                    state.messages.append(state.output.message)
+                else:
+                    state.messages.append(ChatMessageUser(content=message.text or "."))
+            return state
+        return solve
+
+    def no_op(i: int) -> Any:
+        @scorer(metrics=[mean()], name=f"part{i}")
+        def part() -> Any:
+            async def score(state: Any, target: Any) -> Score:
+                return Score(value=1.0)
+            return score
+        return part()
+
+    return Task(dataset=MemoryDataset([Sample(id=i, input="hi") for i in range(len(runs))]),
+                solver=replay(), scorer=[no_op(i) for i in range(n_scorers)])
+
+
+def _fixed_model_api() -> None:
+    """Register `bench-fixed/model`: answers every call with one short text (no tokenizer, no I/O)."""
+    from inspect_ai.model import ModelAPI, ModelOutput, modelapi
+
+    @modelapi(name="bench-fixed")
+    def bench_fixed() -> Any:
+        class Fixed(ModelAPI):
+            async def generate(self, input: Any, tools: Any, tool_choice: Any, config: Any) -> ModelOutput:
+                return ModelOutput.from_content("bench-fixed", "ok")
+        return Fixed
+
+
 def worker_inspect(size: int, samples: int) -> dict[str, Any]:
     import inspect_ai
 
@@ -216,8 +268,8 @@ def worker_inspect(size: int, samples: int) -> dict[str, Any]:
 
     ctx = _context(size)
     t = time.perf_counter()
-    for i in range(samples):
-        run_policy(make_episode("cart", 0, 0, i, context=ctx), get_policy("cart", "oracle"))
+    runs = [run_policy(make_episode("cart", 0, 0, i, context=ctx), get_policy("cart", "oracle"))
+            for i in range(samples)]
     core_ms = (time.perf_counter() - t) / samples * 1000
     lo, hi = samples // 5, samples
 
@@ -235,9 +287,19 @@ def worker_inspect(size: int, samples: int) -> dict[str, Any]:
     # sample buffer (`log_realtime=False`: the full log is still written, only live viewing is lost).
     floor = marginal_ms(_inspect_floor_task, "none/none")
     no_realtime = marginal_ms(lambda n: tasks.cart(samples=n, catalog_size=size), "ecom/oracle", log_realtime=False)
+    # Inspect alone on the cart samples' shape (model calls, message texts, tool schemas, scorers)
+    from ecom_bench.scorers import reward_scorers
+    from ecom_bench.tools.adapter import episode_tools
+
+    _fixed_model_api()
+    schemas = episode_tools(make_episode("cart", 0, 0, 0, context=ctx))
+    shape = marginal_ms(lambda n: _inspect_shape_task(runs[:n], schemas, len(reward_scorers())), "bench-fixed/model")
     return {"inspect_ms_per_sample": per_sample, "core_ms_per_episode": core_ms,
             "inspect_overhead_ms": per_sample - core_ms, "samples": [lo, hi],
-            "inspect_floor_ms_per_sample": floor, "inspect_ms_per_sample_log_realtime_off": no_realtime}
+            "inspect_floor_ms_per_sample": floor, "inspect_ms_per_sample_log_realtime_off": no_realtime,
+            "inspect_shape_floor_ms_per_sample": shape,
+            "model_calls_per_sample": sum(m.role == "assistant" for r in runs for m in r.messages) / len(runs),
+            "tools_per_call": len(schemas), "scorers": len(reward_scorers())}
 
 
 WORKERS = {"build": worker_build, "load": worker_load, "search": worker_search, "resets": worker_resets,
@@ -318,6 +380,10 @@ def markdown(results: list[dict[str, Any]], args: argparse.Namespace) -> str:
     rows.append(row("Inspect per-sample overhead ms", lambda r: _f(r['inspect']['inspect_overhead_ms'])))
     rows.append(row("Inspect's own floor ms/sample (fixed answer, no model)",
                     lambda r: _f(r['inspect']['inspect_floor_ms_per_sample'])))
+    rows.append(row("Inspect alone, a sample of the cart's shape: ms/sample (calls x tools, scorers)",
+                    lambda r: f"{_f(r['inspect']['inspect_shape_floor_ms_per_sample'])} "
+                              f"({_f(r['inspect']['model_calls_per_sample'])} x {r['inspect']['tools_per_call']}, "
+                              f"{r['inspect']['scorers']})"))
     rows.append(row("Inspect cart oracle ms/sample, log_realtime=False",
                     lambda r: _f(r['inspect']['inspect_ms_per_sample_log_realtime_off'])))
     note = (f"{date.today().isoformat()}, {platform.node()} ({os.cpu_count()} CPUs, {platform.platform()}), "

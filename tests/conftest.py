@@ -64,6 +64,17 @@ def context() -> EnvContext:
     return load_context(TEST_SPEC)
 
 
+def benchmark_module(name: str):  # noqa: ANN201
+    """A script of `benchmarks/` imported as a module (they are scripts, not a package)."""
+    import importlib.util
+
+    path = Path(__file__).resolve().parent.parent / "benchmarks" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption("--long", action="store_true", default=False, help="run the long sweeps: slow tests, 10x the property/fuzz examples and adversarial episodes")
 

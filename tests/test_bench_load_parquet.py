@@ -4,13 +4,12 @@ well-formed rows give the synthetic products back, malformed ones are skipped or
 
 from __future__ import annotations
 
-import importlib.util
 import logging
-from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
 
+from conftest import benchmark_module
 from ecom_bench.catalog.loaders import load_catalog
 from ecom_bench.catalog.synthetic import generate_synthetic_catalog
 
@@ -19,11 +18,7 @@ N = 300
 
 @pytest.fixture(scope="module")
 def bench():
-    path = Path(__file__).resolve().parent.parent / "benchmarks" / "bench_load_parquet.py"
-    spec = importlib.util.spec_from_file_location("bench_load_parquet", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return benchmark_module("bench_load_parquet")
 
 
 def test_amazon_schema_file_loads_with_malformed_rows_skipped_or_defaulted(bench, tmp_path, monkeypatch, caplog):
