@@ -7,7 +7,7 @@ training env convert to and from them, so no front has its own notion of a turn.
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any, Literal
 
 Role = Literal["system", "user", "assistant", "tool"]
@@ -71,7 +71,9 @@ class EpisodeStatus:
     end_reason: str | None = None  # an `EndReason` value once done
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        # Every field is a scalar: a flat copy is `asdict`'s result without its recursive
+        # walk (built on every step, for `info`).
+        return {f.name: getattr(self, f.name) for f in fields(self)}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "EpisodeStatus":
