@@ -189,13 +189,25 @@ def worker_resets(size: int, resets: int, episodes: int, difficulty: int) -> dic
     return out
 
 
+def _fixed_scorer(name: str) -> Any:
+    """A scorer that gives every sample 1.0 (nothing read, nothing computed)."""
+    from inspect_ai.scorer import Score, mean, scorer
+
+    @scorer(metrics=[mean()], name=name)
+    def fixed_score() -> Any:
+        async def score(state: Any, target: Any) -> Score:
+            return Score(value=1.0)
+        return score
+
+    return fixed_score()
+
+
 def _inspect_floor_task(samples: int) -> Any:
     """Inspect's own per-sample floor: a task whose solver returns a fixed answer and whose one
     scorer a fixed score (no model call, no tools, no store), logged the same way."""
     from inspect_ai import Task
     from inspect_ai.dataset import MemoryDataset, Sample
     from inspect_ai.model import ModelOutput
-    from inspect_ai.scorer import Score, mean, scorer
     from inspect_ai.solver import solver
 
     @solver
@@ -205,14 +217,8 @@ def _inspect_floor_task(samples: int) -> Any:
             return state
         return solve
 
-    @scorer(metrics=[mean()])
-    def fixed_score() -> Any:
-        async def score(state: Any, target: Any) -> Score:
-            return Score(value=1.0)
-        return score
-
     return Task(dataset=MemoryDataset([Sample(id=i, input="hi") for i in range(samples)]),
-                solver=fixed_answer(), scorer=fixed_score())
+                solver=fixed_answer(), scorer=_fixed_scorer("fixed_score"))
 
 
 def _inspect_shape_task(runs: list[Any], tools: list[Any], n_scorers: int) -> Any:
@@ -223,7 +229,6 @@ def _inspect_shape_task(runs: list[Any], tools: list[Any], n_scorers: int) -> An
     from inspect_ai import Task
     from inspect_ai.dataset import MemoryDataset, Sample
     from inspect_ai.model import ChatMessageSystem, ChatMessageUser, get_model
-    from inspect_ai.scorer import Score, mean, scorer
     from inspect_ai.solver import solver
 
     @solver
@@ -241,16 +246,8 @@ def _inspect_shape_task(runs: list[Any], tools: list[Any], n_scorers: int) -> An
             return state
         return solve
 
-    def no_op(i: int) -> Any:
-        @scorer(metrics=[mean()], name=f"part{i}")
-        def part() -> Any:
-            async def score(state: Any, target: Any) -> Score:
-                return Score(value=1.0)
-            return score
-        return part()
-
     return Task(dataset=MemoryDataset([Sample(id=i, input="hi") for i in range(len(runs))]),
-                solver=replay(), scorer=[no_op(i) for i in range(n_scorers)])
+                solver=replay(), scorer=[_fixed_scorer(f"part{i}") for i in range(n_scorers)])
 
 
 def _fixed_model_api() -> None:
