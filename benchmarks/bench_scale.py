@@ -20,7 +20,8 @@ For each synthetic catalogue size (20k and 200k; 2M with `--huge`), in fresh pro
   runner's cost for the same episodes; the difference is Inspect's per-sample overhead. Beside
   it, Inspect's own floor (a fixed-answer task, no model call), Inspect alone on samples of
   the cart's shape (the same model calls on the same texts with the same tool schemas and as
-  many scorers, answered by a fixed model: what no change of ours can go below), and the cart
+  many scorers, answered by a fixed model: what no change of ours that keeps the sample's
+  shape can go below), and the cart
   eval with `log_realtime=False` (a documented option a benchmark caller can choose).
 
 Writes `<out>.json` and `<out>.md` (a markdown table). Figures, not asserts: on a shared
