@@ -115,18 +115,16 @@ def _build(catalog: Catalog) -> CatalogIndex:
         assert len(column) == len(catalog)
     catalog.offering("", "")
     n = len(catalog)
-    variants = _column(catalog, "variants")
-    offsets = np.asarray(variants.offsets, dtype=np.int64)
-    per_product = np.diff(offsets)
+    per_product = np.diff(np.asarray(catalog.variant_offsets, dtype=np.int64))
     has_variants = per_product > 0
     # in stock: any variant with stock when the product has variants, else the product's own stock
-    variant_stocked = np.asarray(variants.values.field("stock").to_numpy(zero_copy_only=False)) > 0
+    variant_stocked = catalog.variant_stocks > 0
     owners = np.repeat(np.arange(n, dtype=np.int64), per_product)  # each variant's product row
     any_variant = np.zeros(n, dtype=bool)
     any_variant[owners[variant_stocked]] = True
     own_stock = np.asarray(_column(catalog, "stock").to_numpy(zero_copy_only=False)) > 0
     base = np.where(has_variants, any_variant, own_stock)
-    variant_ids = variants.values.field("id")
+    variant_ids = _column(catalog, "variants").values.field("id")
     # variants whose id is not "<owner's id>-<suffix>" go in a (usually empty) dict
     heads = pc.replace_substring_regex(variant_ids, r"-[^-]*$", "")
     odd = np.flatnonzero(~np.asarray(pc.fill_null(pc.equal(heads, catalog.ids.take(pa.array(owners))), False)))
