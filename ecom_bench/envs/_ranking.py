@@ -41,7 +41,7 @@ import math
 import random
 import re
 from dataclasses import dataclass, field
-from functools import cached_property, lru_cache
+from functools import lru_cache
 from typing import Any, Literal, Protocol
 
 import numpy as np
@@ -375,13 +375,6 @@ class Pool:
     bases: dict[tuple[Any, ...], tuple[np.ndarray, tuple[float, float]]] = field(
         default_factory=dict, compare=False, repr=False)
 
-    @cached_property
-    def id_rank(self) -> np.ndarray:
-        """Each pool id's place in ascending id order (the ideal list's tie order)."""
-        rank = np.empty(len(self.ids), dtype=np.int64)
-        rank[np.argsort(np.array(self.ids, dtype=str), kind="stable")] = np.arange(len(self.ids))
-        return rank
-
 
 #: Pools kept: one per ranking goal of the episodes being generated or scored at once
 #: (generation computes each, its verifier reuses it; an evicted one is recomputed, the same).
@@ -572,7 +565,8 @@ def ideal_ranking(goal: RankingGoal, world: World) -> Ideal:
     base, span = _base_of(goal, world, pool)
     rel = _relevances(pool.meets_all & in_stock_mask(world, pool.rows), base, span)
     right = np.flatnonzero(rel > 0)
-    order = right[np.lexsort((pool.id_rank[right], -rel[right]))]  # relevance desc, then id
+    by_id = catalog_index(world.catalog).id_rank[pool.rows[right]]  # each row's place in id order
+    order = right[np.lexsort((by_id, -rel[right]))]  # relevance desc, then id
     ranked = [(pool.ids[i], r) for i, r in zip(order.tolist(), rel[order].tolist(), strict=True)]
     return Ideal(ranked, span, list(pool.ids))
 
