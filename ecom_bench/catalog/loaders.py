@@ -510,9 +510,8 @@ def loaded_cache_path(source: str | Path, *, limit: int | None, missing_price: s
     local = Path(source).expanduser()
     if not local.exists():
         return None
-    files = sorted(_local_files(local)[1])
-    key = json.dumps([LOADER_VERSION, limit, missing_price,
-                      [(str(Path(f).resolve()), os.stat(f).st_size, os.stat(f).st_mtime_ns) for f in files]])
+    stats = [(str(Path(f).resolve()), os.stat(f)) for f in sorted(_local_files(local)[1])]
+    key = json.dumps([LOADER_VERSION, limit, missing_price, [(f, st.st_size, st.st_mtime_ns) for f, st in stats]])
     digest = hashlib.sha256(key.encode()).hexdigest()[:16]
     return cache_root(cache_dir) / "catalog" / f"loaded-{local.stem}-{digest}.arrow"
 
