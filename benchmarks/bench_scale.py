@@ -235,7 +235,7 @@ def _inspect_shape_task(runs: list[Any], tools: list[Any], n_scorers: int) -> An
     @solver
     def replay() -> Any:
         async def solve(state: Any, generate: Any) -> Any:
-            run = runs[int(state.sample_id) % len(runs)]
+            run = runs[int(state.sample_id)]
             model = get_model()
             state.messages = [ChatMessageSystem(content=run.messages[0].text)]
             for message in run.messages[1:]:
