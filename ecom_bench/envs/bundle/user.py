@@ -24,7 +24,7 @@ import random
 import re
 from typing import ClassVar
 
-from ecom_bench.catalog.naming import short_name
+from ecom_bench.catalog.naming import agreement, product_noun, short_name
 from ecom_bench.catalog.taxonomy import LEAVES
 from ecom_bench.difficulty import Difficulty
 from ecom_bench.envs.bundle.goal import (BUDGET_SLOT, BundleConstraint, BundleGoal, assess, item_name,
@@ -210,8 +210,9 @@ class BundleUser(Customer):
         problems = list(news)
         for pid, _ in a.out_of_stock:
             if not any(pid in n for n in news):
-                problems.append(render("The {name} ({pid}) is out of stock.",
-                                       name=short_name(world.product(pid)), pid=pid))
+                p = world.product(pid)
+                problems.append(render("The {name} ({pid}) {is} out of stock.", name=short_name(p), pid=pid,
+                                       **agreement(short_name(p), product_noun(p))))
         kinds = [text for wrong, text in (
             (a.missing, "That's not everything I need yet."),
             (a.extra, "Some of these aren't things I need."),

@@ -9,10 +9,11 @@ target's wanted variant has stock for the wanted quantity: each task is solvable
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 
 from ecom_bench._seeding import derive_seed, seeded_rng
-from ecom_bench.catalog import draws
-from ecom_bench.catalog.naming import short_name
+from ecom_bench.catalog import Catalog, draws
+from ecom_bench.catalog.naming import distinct_name, short_name
 from ecom_bench.difficulty import Difficulty
 from ecom_bench.envs.base import SubTask
 from ecom_bench.envs.cart.goal import CartGoal, CartTarget
@@ -66,6 +67,19 @@ def _visit_history(world: World, rng: random.Random, targets: list[CartTarget]) 
     return history
 
 
+def _told_apart(catalog: Catalog, targets: list[CartTarget], history: list[str]) -> tuple[CartTarget, ...]:
+    """The targets, each named so that no other viewed product's title holds its name: beside
+    "Levi's Men's 505 Regular Fit Jeans Rinse" the customer asks for the "... Jeans Dark
+    Stonewash", not the "Levi's Men's 505 Regular Fit Jeans" both titles begin with."""
+    titles = {pid: catalog.title_at(row) for pid in history if (row := catalog.index_of(pid)) is not None}
+
+    def name(t: CartTarget) -> str:
+        others = [title for pid, title in titles.items() if pid != t.product_id]
+        return distinct_name(catalog.get(t.product_id), others)
+
+    return tuple(replace(t, short_name=name(t)) for t in targets)
+
+
 def build_cart(world: World, seed: int, difficulty: Difficulty, intent: int = 0) -> SubTask:
     rng = seeded_rng("cart", seed, difficulty.level)
     catalog = world.catalog
@@ -95,12 +109,11 @@ def build_cart(world: World, seed: int, difficulty: Difficulty, intent: int = 0)
             disclosure.add(t.variant_slot, rng.random() >= difficulty.p_missing)
         if quantity > 1:
             disclosure.add(t.quantity_slot, rng.random() >= difficulty.p_missing)
-    goal = CartGoal(tuple(targets))
-
     history = _visit_history(world, rng, targets)
     world.visit_history.extend(VisitRecord(pid, rng.randint(0, 14)) for pid in history)
+    goal = CartGoal(_told_apart(catalog, targets, history))
 
-    products = {t.product_id: catalog.get(t.product_id) for t in targets}
+    products = {t.product_id: catalog.get(t.product_id) for t in goal.targets}
     user = CartUser(goal, products, difficulty, derive_seed("cart-user", seed, difficulty.level), disclosure)
     return SubTask(env="cart", goal=goal, user=user, intent=intent,
                    persona=sample_persona(derive_seed("cart", seed, difficulty.level)))

@@ -61,8 +61,13 @@ class CartOracle:
 _COUNT = re.compile(r"\b(\d{1,2})\s*(?:x|units?\s+of|of)?\s*(?:the\s+)?$", re.I)
 #: "... of the <name>" with no count: the customer wants more than one but did not say how many.
 _PARTITIVE = re.compile(r"\bof the\s*$", re.I)
-#: A run of capitalised words (brand, line and product noun): how a shopper writes a product's name.
-_NAME_RUN = re.compile(r"[A-Z][\w'\-]*(?:\s+(?:&\s+)?[A-Z0-9][\w'\-]*)*")
+#: A run of capitalised words (brand, line and product noun): how a shopper writes a product's name,
+#: with figures ("10.25 Inch"), titles ("Mr. Coffee") and joining words ("Skillet with Assist Handle").
+_NAME_WORD = r"(?:(?:Mr|Mrs|Ms|Dr|St|Jr|Sr)\.|[A-Z0-9][\w'\-]*(?:\.\d[\w'\-]*)*)"
+_NAME_RUN = re.compile(rf"(?=[A-Z]){_NAME_WORD}(?:\s+(?:(?:&|with|for|and|of)\s+)?{_NAME_WORD})*")
+#: Where a reply's sentences end (not after "Mr." in a name).
+_REPLY_SENTENCE = re.compile(r"(?<=[.!?;])(?<!Mr\.)(?<!Mrs\.)(?<!Ms\.)(?<!Dr\.)(?<!St\.)(?<!Jr\.)(?<!Sr\.)"
+                             r"\s+")
 _SENTENCE_END = re.compile(r"[.!?](?=\s|$)")
 #: A count in a reply: "I need 3 of the ...", "3 x ...", "need 3".
 _HOW_MANY = re.compile(r"\b(\d{1,2})\s+(?:of|x|units?|pieces)\b|\bneed\s+(\d{1,2})\b", re.I)
@@ -100,10 +105,11 @@ def _name_of(title: str) -> str:
 
 
 def _values_named(text: str, variants: dict[str, str]) -> list[str]:
-    """Variant ids whose value `text` names (whole words), in the order they appear."""
+    """Variant ids whose value `text` names (whole words, not the "s" of "Women's"), in the order
+    they appear."""
     low, found = text.lower(), []
     for vid, value in variants.items():
-        m = re.search(rf"(?<![a-z0-9]){re.escape(value.lower())}(?![a-z0-9])", low)
+        m = re.search(rf"(?<![a-z0-9'\u2019]){re.escape(value.lower())}(?![a-z0-9])", low)
         if m:
             found.append((m.start(), vid))
     return [vid for _, vid in sorted(found)]
@@ -288,7 +294,9 @@ class CartHeuristic:
 
     @staticmethod
     def _match_item(text: str, items: list[_Item]) -> _Item | None:
-        scored = [(_similarity(it.label(), text), i) for i, it in enumerate(items)]
+        # the customer's own name for the item, or the title it was matched to
+        scored = [(max(_similarity(it.query, text), _similarity(it.label(), text)), i)
+                  for i, it in enumerate(items)]
         best = max(scored, default=(0.0, -1))
         return items[best[1]] if best[0] > 0.3 else (items[0] if len(items) == 1 else None)
 
@@ -305,13 +313,15 @@ class CartHeuristic:
         A sentence about an item that names one of its variants sets the variant (the
         last one named: "it's the Red one, but I need Blue"); a number in it sets the
         quantity ("I need 4 of them, not 1"); a sentence quoting the full title of a
-        product that was in the cart (`carted`: then, not only now) and saying no to it
-        rejects that product for its item. Matching against the current cart alone made
-        the agent swap a refused product back in whenever it had just removed it.
+        product that was in the cart (`carted`: then, not only now) and refusing it ("I
+        didn't ask for the X; please remove it") rejects that product for its item. A
+        correction of a wanted item ("that's not how many of the X") does not, also when
+        the customer's name for it is its full title. Matching against the current cart
+        alone made the agent swap a refused product back in whenever it had just removed it.
         """
-        for sentence in re.split(r"(?<=[.!?;])\s+", text):
+        for sentence in _REPLY_SENTENCE.split(text):
             low = sentence.lower()
-            refused = re.search(r"n't|\bnot\b|\bremove\b|\bdon't\b", low)
+            refused = re.search(r"didn't ask|never asked|\bremove\b|don't want", low)
             line = max(carted, key=lambda ln: _similarity(str(ln.get("title", "")), sentence), default=None)
             if line is not None and _similarity(str(line.get("title", "")), sentence) < 0.8:
                 line = None

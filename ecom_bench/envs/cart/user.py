@@ -24,6 +24,10 @@ not an oracle (issue 9, A3):
 * **Acts.** CLARIFY only when the reply disclosed a withheld detail; CONFIRM only for
   a cart the customer checked and found exactly right; everything else is CONTINUE or
   CORRECT, so padding messages with questions earns nothing (`UserMessage.excused`).
+* **Names.** Each item is asked for by a name no viewed look-alike's title also holds
+  (`catalog.naming.distinct_name`, chosen by the generator), and the agent's words are read
+  phrase by phrase as the product each phrase names longest (`catalog.naming.NameIndex`):
+  the full title of a wanted item is that item, even where it begins with a look-alike's name.
 """
 
 from __future__ import annotations
@@ -34,7 +38,15 @@ from collections import Counter
 from typing import ClassVar
 
 from ecom_bench.catalog import Product
-from ecom_bench.catalog.naming import indefinite, short_name_from_title
+from ecom_bench.catalog.naming import (
+    NameIndex,
+    a_named,
+    agreement,
+    name_forms,
+    product_noun,
+    short_name,
+    without_mentions,
+)
 from ecom_bench.difficulty import Difficulty
 from ecom_bench.envs._catalog_index import catalog_index
 from ecom_bench.envs.cart.goal import CartGoal, CartTarget
@@ -61,7 +73,7 @@ ATTRIBUTE_KEYWORDS = {
     "screen_size": ("screen", "inch", "display"),
 }
 GENERIC_VARIANT_WORDS = ("variant", "version", "option", "model", "kind", "style", "type", "finish", "which one")
-QUANTITY_WORDS = ("how many", "quantity", "how much", "units", "number of", "pieces", "more than one", "just one")
+QUANTITY_WORDS = ("how many", "quantity", "quantities", "amount", "how much", "units", "number of", "pieces", "more than one", "just one")
 
 GREETINGS = ("Hi!", "Hello,", "Hey there.", "Hi there,", "")
 INTROS = ("Please add these to my cart:", "Could you put the following in my cart:",
@@ -107,6 +119,8 @@ class CartUser(Customer):
         self.products = products
         self._saw_mess = False  # once objected to a mess, the customer does not read its list out again
         self._wrong_tries: dict[str, set[tuple]] = {}  # wanted product -> the wrong cart states corrected
+        self._names: NameIndex | None = None  # the viewed products' names, read in the agent's messages
+        self._viewed_names: dict[str, str] = {}
 
     # ---------------------------------------------------------------- API
     def opening(self) -> UserMessage:
@@ -121,6 +135,7 @@ class CartUser(Customer):
         rng = self.next_reply_rng()
         if last_turn:
             return self.quit(rng)
+        self._read_names(world)
         strays = self._strays(world)
         if strays:
             return self._object_to_strays(strays, world, rng)
@@ -159,15 +174,16 @@ class CartUser(Customer):
         elif t.quantity > 1:
             head = rng.choice(("{qty} x {name}", "{qty} of the {name}", "{qty} units of the {name}"))
         else:
-            head = rng.choice(("the {name}", "one {name}", "{a_name}"))
+            head = rng.choice(("the {name}", "{one_name}", "{a_name}"))
         tail = ""
         if t.variant_required and var_told:
             tail = rng.choice((" in {value}", " ({label}: {value})", ", the {value} one"))
         elif t.variant_required:
             tail = rng.choice((" (I need a specific {label})", ", in a particular {label}",
                                " - the right {label} matters"))
-        return render(head + tail, name=t.short_name, a_name=indefinite(t.short_name), qty=t.quantity,
-                      value=t.variant_value,
+        noun = product_noun(self.products[t.product_id])
+        return render(head + tail, name=t.short_name, a_name=a_named(t.short_name, noun),
+                      one_name=a_named(t.short_name, noun, one=True), qty=t.quantity, value=t.variant_value,
                       label=attribute_label(t.variant_attribute))
 
     # ---------------------------------------------------------- questions
@@ -175,10 +191,13 @@ class CartUser(Customer):
         name_words = {w for w in words(t.short_name) if len(w) >= 3}  # "the oil", "the set"
         return bool(name_words & said) or t.product_id.lower() in text_l
 
-    @staticmethod
-    def _named_in_full(t: CartTarget, text_l: str) -> bool:
-        """The agent names the item by its name as the customer gave it, or its id."""
-        return says(text_l, t.short_name.lower()) or t.product_id.lower() in text_l
+    def _named_in_full(self, t: CartTarget, text_l: str) -> bool:
+        """The agent names the item by one of its names (the customer's, its title or a cut of it
+        that no viewed look-alike's longer name takes), or its id."""
+        if t.product_id.lower() in text_l:
+            return True
+        assert self._names is not None, "reply() reads the names first"
+        return any(t.product_id in m.ids for m in self._names.mentions(text_l))
 
     def _slot_cues(self, t: CartTarget) -> dict[str, tuple[str, ...]]:
         values = tuple(v.value for v in self.products[t.product_id].variants if len(v.value) > 1)
@@ -267,9 +286,26 @@ class CartUser(Customer):
         problems, missing = self._cart_problems(world)
         return self.say(_join(text, *problems, self._missing_sentence(missing)), UserAct.CORRECT, rng)
 
+    def _read_names(self, world: World) -> None:
+        """Learn the names of the products the customer viewed (and asked for), once."""
+        if self._names is not None:
+            return
+        viewed = [p for r in world.visit_history if (p := world.catalog.get(r.product_id)) is not None]
+        products = {p.id: p for p in viewed} | self.products
+        forms = {pid: name_forms(p) for pid, p in products.items()}
+        for t in self.goal.targets:  # the name the customer gave, also when a generator chose another
+            forms[t.product_id] = (*forms[t.product_id], t.short_name)
+        self._names = NameIndex(forms)
+        self._viewed_names = {p.id: short_name(p) for p in viewed}
+
     def _named_others(self, text: str, world: World) -> list[str]:
-        """Products the message names (by product or variant id, or a viewed product's short name)
-        that the customer never asked for, each once."""
+        """Products the message names (by product or variant id, or a viewed product's name) that
+        the customer never asked for, each once.
+
+        Each phrase is read as the product it names longest (`NameIndex`), so a wanted item's
+        full title is that item even when it begins with a look-alike's name, and a name that
+        several viewed products share is taken for the wanted one among them.
+        """
         catalog = world.catalog
         index = catalog_index(catalog)
         out: list[str] = []
@@ -279,18 +315,25 @@ class CartUser(Customer):
                 row = index.variant_owner(catalog, token)
             if row is not None and (pid := catalog.id_at(row)) not in out and self.goal.target(pid) is None:
                 out.append(pid)
-        low, said = text.lower(), words(text)
-        viewed = {r.product_id: short_name_from_title(catalog.title_at(row)) for r in world.visit_history
-                  if (row := catalog.index_of(r.product_id)) is not None}
-        names = {**viewed, **{t.product_id: t.short_name for t in self.goal.targets}}
+        assert self._names is not None, "reply() reads the names first"
+        mentions = self._names.mentions(text)
+        wanted = {t.product_id for t in self.goal.targets}
+        for m in mentions:
+            if not m.ids & wanted:
+                out.extend(pid for pid in sorted(m.ids) if pid not in out)
+        # or two words of its name that no other name, nor a wanted item's title, has (its brand and
+        # line: a pile of every viewed product's name words named them all; "the water bottle"
+        # names none)
+        said = words(without_mentions(text, mentions))
+        names = {**self._viewed_names, **{t.product_id: t.short_name for t in self.goal.targets}}
         seen = Counter(w for name in names.values() for w in set(words(name)))
-        for pid, name in viewed.items():
-            if pid in out or self.goal.target(pid) is not None:
+        for p in self.products.values():
+            seen.update(words(p.title))
+        for pid, name in self._viewed_names.items():
+            if pid in out or pid in wanted:
                 continue
-            # the name, or two words no other product's name has (its brand and line: a pile of
-            # every viewed product's name words named them all; "the water bottle" names none)
             own = {w for w in words(name) if len(w) >= 3 and seen[w] == 1}
-            if says(low, name.lower()) or len(own & said) >= 2:
+            if len(own & said) >= 2:
                 out.append(pid)
         return out
 
@@ -338,9 +381,10 @@ class CartUser(Customer):
             for ln in lines:
                 if self.goal.line_key(ln) != t.key:
                     v = p.variant(ln.variant_id) if ln.variant_id else None
-                    problems.append(render("The {name} in my cart is the {wrong} one; that's not the {label} "
-                                           "I {want}.", name=t.short_name, wrong=v.value if v else "wrong",
-                                           label=label, want=self._want(t.variant_slot)))
+                    problems.append(render("The {name} in my cart {is} the {wrong} {one}; that's not the "
+                                           "{label} I {want}.", name=t.short_name, wrong=v.value if v else "wrong",
+                                           label=label, want=self._want(t.variant_slot),
+                                           **agreement(t.short_name, product_noun(p))))
             n = have.get(t.key, 0)
             if 0 < n != t.quantity:
                 problems.append(render("That's not how many of the {name} I {want}.", name=t.short_name,

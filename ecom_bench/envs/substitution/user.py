@@ -9,9 +9,10 @@ complaint names the feature, and its value only once the customer has said it).
 from __future__ import annotations
 
 import random
+from functools import cached_property
 
 from ecom_bench.catalog import Product
-from ecom_bench.catalog.naming import short_name
+from ecom_bench.catalog.naming import agreement, catalogue_name, product_noun
 from ecom_bench.envs._ranking import Constraint
 from ecom_bench.envs.discovery.user import ConstraintUser, fmt
 from ecom_bench.envs.substitution.goal import SubstitutionGoal
@@ -22,19 +23,24 @@ class SubstitutionUser(ConstraintUser):
     goal: SubstitutionGoal
 
     @property
-    def original_name(self) -> str:
+    def _original(self) -> Product:
         p0 = self.catalog.get(self.goal.original_id)
         assert p0 is not None
-        return short_name(p0)
+        return p0
+
+    @cached_property
+    def original_name(self) -> str:
+        """The sold-out original's name, told apart from the look-alikes of its kind."""
+        return catalogue_name(self.catalog, self._original)
 
     def stated_constraints(self) -> tuple[Constraint, ...]:
         return (self.goal.compatibility, *self.goal.requirements)
 
     def _intro(self, rng: random.Random) -> str:
         return render(rng.choice((
-            "I wanted to buy the {name} again, but it's out of stock. Can you suggest a substitute?",
-            "My usual {name} is out of stock. I need something similar instead.",
-        )), name=self.original_name)
+            "I wanted to buy the {name} again, but {its} out of stock. Can you suggest a substitute?",
+            "My usual {name} {is} out of stock. I need something similar instead.",
+        )), name=self.original_name, **agreement(self.original_name, product_noun(self._original)))
 
     def _protected(self) -> set[str]:
         return {self.original_name}
@@ -46,12 +52,14 @@ class SubstitutionUser(ConstraintUser):
 
     def _gate_problem(self, p: Product, name: str) -> str:
         if p.id == self.goal.original_id:
-            return render("The {name} is the one that's out of stock; I need a substitute.", name=name)
+            return render("The {name} {is} what's out of stock; I need a substitute.", name=self.original_name,
+                          **agreement(self.original_name, product_noun(p)))
         c = self.goal.compatibility
         if c.satisfaction(p) == 1.0:
             return ""
         if self.told(c.slot):
-            return render("The {name} isn't available with that {label}; the {label} must be {value}, "
-                          "like my old one.", name=name, label=c.label, value=fmt(c.value))
+            return render("The {name} {isnt} available with that {label}; the {label} must be {value}, "
+                          "like my old one.", name=name, label=c.label, value=fmt(c.value),
+                          **agreement(name, product_noun(p)))
         return render("The {name} won't work with what I had; the {label} has to match my old one.",
                       name=name, label=c.label)
