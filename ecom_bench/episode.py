@@ -103,6 +103,7 @@ class EpisodeResult:
     disclosure: dict[str, bool]
     user_acts: list[str] = field(default_factory=list)
     end: EndReason = EndReason.NOT_FINISHED
+    min_turns: int = 1  # T_min: turns the reference solution needs at B_tool calls a turn (not charged)
 
     def explanation(self) -> str:
         r = self.reward
@@ -114,7 +115,8 @@ class EpisodeResult:
             head = (f"total {r.total:+.3f} = 0.75 × task {r.task:+.2f} + 0.15 × efficiency {r.efficiency:+.2f} "
                     f"+ 0.10 × hallucination {r.hallucination:+.2f}.")
         caused = f", {self.user_caused_turns} caused by the user" if self.user_caused_turns else ""
-        lines = [head, self.verdict.explanation, f"Turns: {self.turns}{caused}. Ended: {self.end_reason}."]
+        needed = f", {self.min_turns} needed within the tool budget" if self.min_turns > 1 else ""
+        lines = [head, self.verdict.explanation, f"Turns: {self.turns}{caused}{needed}. Ended: {self.end_reason}."]
         if self.invented_ids:
             lines.append(f"Ids never returned by a tool: {', '.join(self.invented_ids)}.")
         return "\n".join(lines)
@@ -126,6 +128,7 @@ class EpisodeResult:
             "explanation": self.explanation(),
             "turns": self.turns,
             "user_caused_turns": self.user_caused_turns,
+            "min_turns": self.min_turns,
             "end_reason": self.end_reason,
             "end": self.end.value,
             "invented_ids": self.invented_ids,
@@ -260,9 +263,12 @@ class Episode:
                     self._end("stalled: kept calling tools over the per-turn budget", EndReason.STALLED)
                 return ToolOutcome(text, error=True)
             self.calls_this_turn += 1
+        acted_on = len(self.world.referenced_ids)
         try:
             text = getattr(self.toolkit, name)(**args)
         except ToolError as e:
+            # A refused call acted on nothing: its ids do not count toward r_hall (what it showed does).
+            del self.world.referenced_ids[acted_on:]
             self._log(name, args, False, str(e))
             if spec.kind == "final":
                 self.failed_finals_this_turn += 1
@@ -320,8 +326,9 @@ class Episode:
         if not self.done:
             self._end("not finished", EndReason.NOT_FINISHED)
         verdict = self.env.verify(self.problem)
-        r_eff = efficiency(self.turns, self.user_caused_turns, self.difficulty.max_turns)
-        # Ids in cart/return calls and in final answers (every tool records what it acted on).
+        min_turns = min(self.env.min_turns(self.problem.task, self.difficulty.tool_budget), self.difficulty.max_turns)
+        r_eff = efficiency(self.turns, self.user_caused_turns, self.difficulty.max_turns, min_turns)
+        # Ids in cart/return calls and in final answers that the tools carried out.
         r_hall, invented = hallucination(self.world.referenced_ids, self.world.seen_ids)
         answered = self.env.has_answer(self.problem)
         if self.hard_fail_reason is None and answered:
@@ -341,6 +348,7 @@ class Episode:
             disclosure=self.problem.user.disclosure(),
             user_acts=[m.act.value for m in self.user_messages],
             end=self.end or EndReason.NOT_FINISHED,
+            min_turns=min_turns,
         )
         return self._result
 

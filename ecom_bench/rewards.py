@@ -1,8 +1,10 @@
 """The three-part verifiable reward and its composition (docs/design.md §Reward).
 
 r_total = clip(0.75·r_task + 0.15·r_eff + 0.10·r_hall, −1, 1), or −1 on a hard fail.
-These weights reproduce both published E_CART examples (0.80 and −0.064); the tests
-check that through real episodes.
+With the design's reference r_eff (T_min = 1) these weights reproduce both published
+E_CART examples (0.80 and −0.064); the tests check that. r_eff here does not charge the
+turns the tool budget forces on the reference solution (T_min), so the best r_total,
+0.90, is reachable at every difficulty.
 """
 
 from __future__ import annotations
@@ -32,19 +34,28 @@ def effective_turns(turns: int, user_caused_turns: int) -> int:
     return max(1, turns - user_caused_turns)
 
 
-def efficiency(turns: int, user_caused_turns: int, max_turns: int) -> float:
-    """r_eff = clip(1 − 2·(T_eff − 1)/(T_max − 1)); with T_max ≤ 1: +1 if T_eff ≤ 1 else −1."""
+def efficiency(turns: int, user_caused_turns: int, max_turns: int, min_turns: int = 1) -> float:
+    """r_eff = clip(1 − 2·(T_eff − T_min)/(T_max − T_min)); with T_max ≤ T_min: +1 if T_eff ≤ T_min else −1.
+
+    T_min is the episode's floor: the turns its reference solution needs at B_tool calls a
+    turn (`Environment.min_turns`, from the hidden goal). A turn the budget forces on the
+    ideal agent is no mistake, so it is not charged; T_min = 1 is the design's reference
+    formula. T_min is fixed before the agent acts, so padding a turn with calls buys nothing.
+    """
     t_eff = effective_turns(turns, user_caused_turns)
-    if max_turns <= 1:
-        return 1.0 if t_eff <= 1 else -1.0
-    return _clip(1.0 - 2.0 * (t_eff - 1) / (max_turns - 1))
+    t_min = max(1, min(min_turns, max_turns))
+    if max_turns <= t_min:
+        return 1.0 if t_eff <= t_min else -1.0
+    return _clip(1.0 - 2.0 * (t_eff - t_min) / (max_turns - t_min))
 
 
 def hallucination(referenced_ids: Iterable[str], retrieved_ids: set[str]) -> tuple[float, list[str]]:
     """r_hall = −|referenced ids never retrieved| / max(|referenced|, 1).
 
-    `referenced_ids` are the ids the agent acted on (final answer, cart and return
-    calls), counted once each. Returns the penalty and the offending ids.
+    `referenced_ids` are the ids the agent acted on (final answers, cart and return calls
+    that the tools carried out; a refused call acts on nothing), counted once each;
+    `retrieved_ids` every world id a tool showed, error messages included. Returns the
+    penalty and the offending ids.
     """
     referenced = list(dict.fromkeys(referenced_ids))
     invented = [i for i in referenced if i not in retrieved_ids]

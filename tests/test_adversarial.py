@@ -78,8 +78,12 @@ def test_adversary_never_succeeds_and_the_right_component_catches_it(context, en
         if env == "policy":
             assert task <= -0.5, f"mean r_task {task:+.2f}"
         else:
-            assert hall <= -0.9, f"mean r_hall {hall:+.2f}: invented ids must be penalised"
-            assert all(r.invented_ids for r in results)
+            # an invented id the tools accept is charged by r_hall; one they refuse acts on nothing
+            # and leaves the request without an answer (no answer at all: a hard fail, -1)
+            assert all(r.invented_ids or r.reward.hard_fail for r in results)
+            answered = [r.reward.hallucination for r in results if not r.reward.hard_fail]
+            hall = statistics.mean(answered) if answered else -1.0
+            assert hall <= -0.9, f"mean r_hall {hall:+.2f} over answers: invented ids must be penalised"
     else:  # answer_now
         # E_TRACK gives half credit for a right status, which a guessed order often shares
         assert task <= (-0.6 if env == "tracking" else -0.8), f"mean r_task {task:+.2f}"

@@ -112,7 +112,9 @@ def _find(context, d, predicate, limit=400):
 
 def test_blog_check_a_through_a_real_episode(context):
     # d=1, one item, nothing withheld: visit history -> cart_add -> checkout in 3 turns,
-    # one confirm -> T_eff=2, r_eff=+0.33, r_task=1 -> r_total=0.80.
+    # one confirm -> T_eff=2. The published figure charges the second turn (r_eff=+0.33,
+    # r_total=0.80, test_rewards replays it); at B_tool=1 the budget forces it on any agent
+    # (T_min=2), so here it is not charged: r_eff=+1, r_total=0.90.
     ep = _find(context, 1, lambda e: all(e.problem.user.disclosure().values()))
     t = ep.problem.goal.targets[0]
     run = run_policy(ep, Script([
@@ -126,8 +128,9 @@ def test_blog_check_a_through_a_real_episode(context):
     res = run.result
     assert res.turns == 3 and res.user_caused_turns == 1
     assert res.user_acts == ["opening", "continue", "confirm"]
-    assert res.reward.efficiency == pytest.approx(1 / 3)
-    assert res.reward.total == pytest.approx(0.80)
+    assert res.min_turns == 2
+    assert res.reward.efficiency == pytest.approx(1.0)
+    assert res.reward.total == pytest.approx(0.90)
 
 
 def test_blog_check_b_through_a_real_episode(context):
@@ -169,7 +172,7 @@ def test_blog_check_b_through_a_real_episode(context):
     ]))
     res = run.result
     assert res.user_acts[:3] == ["opening", "clarify", "clarify"]
-    assert res.turns == 8 and res.user_caused_turns == 2
+    assert res.turns == 8 and res.user_caused_turns == 2 and res.min_turns == 1  # B_tool=5: one turn's calls
     assert res.verdict.details["required_units"] == 5 and res.verdict.details["cart_units"] == 7
     assert res.verdict.details["matched_units"] == 3
     assert res.reward.task == pytest.approx(0.0)
@@ -200,7 +203,7 @@ def test_tool_errors_are_readable_and_the_episode_goes_on(context):
     assert out.error and "quantity must be at least 1, got 0" in out.text
     assert not ep.done
     res = ep.result()
-    assert res.invented_ids == ["P9999999", t.product_id, "P0000000-v9", t.variant_id]
+    assert res.invented_ids == [] and not ep.world.referenced_ids  # a refused call acts on nothing
 
 
 def test_tool_budget_is_enforced_per_turn(context):

@@ -86,7 +86,8 @@ def test_nonexistent_product_id_is_a_readable_tool_error(tmp_path):
     assert errors and "No product with id 'P-NOPE'" in errors[0].error.message
     score = s.scores["total"]
     assert score.value == -1.0  # never checked out: no answer
-    assert "P-NOPE" in score.explanation
+    # the refused call acted on nothing: its invented id is not a hallucination, only a wasted call
+    assert "P-NOPE" not in score.explanation and s.scores["hallucination"].value == 0.0
 
 
 @pytest.mark.parametrize("model", ["malformed", "unknowntool"])

@@ -24,6 +24,17 @@ def test_efficiency_edges():
     assert efficiency(1, 0, 1) == 1.0 and efficiency(2, 0, 1) == -1.0  # T_max <= 1
 
 
+def test_efficiency_does_not_charge_the_turns_the_budget_forces():
+    # T_min turns are the reference solution's: r_eff runs from +1 at T_min to -1 at T_max
+    assert efficiency(2, 0, 4, min_turns=2) == 1.0 and efficiency(1, 0, 4, min_turns=2) == 1.0
+    assert efficiency(3, 0, 4, min_turns=2) == pytest.approx(0.0)
+    assert efficiency(4, 0, 4, min_turns=2) == -1.0
+    assert efficiency(4, 1, 4, min_turns=2) == pytest.approx(0.0)  # a customer-caused turn stays excused
+    assert efficiency(3, 0, 7, min_turns=1) == efficiency(3, 0, 7)  # T_min = 1: the reference formula
+    # the whole patience needed: any answer within it is efficient; T_min past T_max is capped
+    assert efficiency(4, 0, 4, min_turns=4) == 1.0 and efficiency(4, 0, 4, min_turns=9) == 1.0
+
+
 def test_hallucination_counts_each_invented_id_once():
     r, invented = hallucination(["a", "b", "b", "z"], {"a", "b"})
     assert invented == ["z"] and r == pytest.approx(-1 / 3)

@@ -135,3 +135,19 @@ class Environment(ABC):
     def after_answer(self, problem: Problem) -> bool:
         """Called after each successful final-answer call; True when the episode is complete."""
         return True
+
+    # ------------------------------------------------------------ efficiency
+    def min_turns(self, task: SubTask, tool_budget: int) -> int:
+        """T_min of r_eff: the turns the task's reference solution needs with `tool_budget` calls a
+        turn, from the hidden goal. Turns the budget forces on an ideal agent are not charged.
+
+        Envs whose answer needs more than one turn's calls override it; the count is at least
+        what their oracle plays (tests/test_efficiency_fair.py), so the oracle's r_eff is +1.
+        """
+        return 1
+
+
+def budget_turns(calls: int, tool_budget: int) -> int:
+    """Turns that `calls` budgeted tool calls take at `tool_budget` a turn (the final answer rides
+    on the last one): ⌈calls / B_tool⌉, at least 1."""
+    return max(1, -(-calls // max(1, tool_budget)))

@@ -106,8 +106,9 @@ def _task_explanation(outcome: dict) -> str:
 
 
 def _efficiency_explanation(outcome: dict) -> str:
-    caused = outcome["user_caused_turns"]
-    return f"Turns: {outcome['turns']}" + (f", {caused} caused by the user (not charged)." if caused else ".")
+    caused, needed = outcome["user_caused_turns"], outcome.get("min_turns", 1)
+    return (f"Turns: {outcome['turns']}" + (f", {caused} caused by the user (not charged)" if caused else "")
+            + (f"; {needed} needed within the tool budget (not charged)." if needed > 1 else "."))
 
 
 def _hallucination_explanation(outcome: dict) -> str:
@@ -170,6 +171,7 @@ def total_score() -> Scorer:
                 "difficulty": read_episode(state.store, "difficulty"),
                 "turns": outcome["turns"],
                 "user_caused_turns": outcome["user_caused_turns"],
+                "min_turns": outcome.get("min_turns", 1),
                 "end_reason": outcome["end_reason"],
                 "hard_fail": outcome["hard_fail"],
                 "invented_ids": outcome["invented_ids"],

@@ -188,31 +188,37 @@ class ToolBase:
         return product
 
     def _variant(self, product: Product, variant_id: str | None) -> Variant | None:
+        variant_ids = [v.id for v in product.variants]
         if variant_id is None or variant_id == "":
             if len(product.variants) > 1:
-                options = ", ".join(v.id for v in product.variants)
-                raise ToolError(
-                    f"Product {product.id} comes in several variants ({options}); pass variant_id."
-                )
+                raise self._refusal(f"Product {product.id} comes in several variants ({', '.join(variant_ids)}); "
+                                    "pass variant_id.", product.id, *variant_ids)
             return product.variants[0] if product.variants else None
         variant = product.variant(variant_id.strip())
         if variant is None:
-            options = ", ".join(v.id for v in product.variants) or "none"
-            raise ToolError(
-                f"Variant {variant_id!r} does not belong to product {product.id}; its variants are: {options}."
-            )
+            raise self._refusal(f"Variant {variant_id!r} does not belong to product {product.id}; its variants "
+                                f"are: {', '.join(variant_ids) or 'none'}.", product.id, *variant_ids)
         return variant
 
     def _see(self, *ids: str) -> None:
         self.world.seen_ids.update(ids)
+
+    def _refusal(self, message: str, *shown: str | None) -> ToolError:
+        """The ToolError for `message`, which names the world ids `shown`: like any tool output,
+        they count as retrieved for r_hall. Only ids of objects the world holds belong here,
+        never an id echoed unchecked from the call (else an error could launder an invented one)."""
+        self._see(*(i for i in shown if i))
+        return ToolError(message)
 
     def _reference(self, *ids: str | None) -> None:
         # a blank id names nothing: it is a bad call (the tool says so), not an invented product
         self.world.referenced_ids.extend(i.strip() for i in ids if i and i.strip())
 
     def _product_summary(self, p: Product) -> dict[str, Any]:
+        """A product as search and details show it. Variants priced apart from the listing, or some
+        of them sold out, are shown too: a shopper who needs one variant pays its price and needs it."""
         self._see(p.id, *(v.id for v in p.variants))
-        return {
+        summary = {
             "product_id": p.id,
             "title": p.title,
             "brand": p.brand,
@@ -223,6 +229,12 @@ class ToolBase:
             "in_stock": self.world.in_stock(p),
             "variants": {v.id: v.value for v in p.variants},
         }
+        if any(v.price != p.price for v in p.variants):
+            summary["variant_prices"] = {v.id: v.price for v in p.variants}
+        sold_out = [v.id for v in p.variants if self.world.stock_of(p, v) <= 0]
+        if sold_out and summary["in_stock"]:
+            summary["sold_out_variants"] = sold_out
+        return summary
 
     def _variant_detail(self, p: Product, v: Variant) -> dict[str, Any]:
         return {

@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from ecom_bench.difficulty import Difficulty
-from ecom_bench.envs.base import Environment, SubTask, Verdict
+from ecom_bench.envs.base import Environment, SubTask, Verdict, budget_turns
 from ecom_bench.envs.bundle.generator import build_bundle
 from ecom_bench.envs.bundle.policies import BundleHeuristic, BundleOracle, BundleRandom
 from ecom_bench.envs.bundle.verifier import verify_bundle
@@ -51,6 +51,10 @@ class BundleEnv(Environment):
 
     def verify_task(self, task: SubTask, world: World) -> Verdict:
         return verify_bundle(task, world, self.answer_of(task, world))
+
+    def min_turns(self, task: SubTask, tool_budget: int) -> int:
+        """One catalogue call per item of the project (a search or a product view)."""
+        return budget_turns(len(task.goal.items), tool_budget)
 
 
 __all__ = ["BundleEnv"]

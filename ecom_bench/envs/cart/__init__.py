@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from ecom_bench.difficulty import Difficulty
-from ecom_bench.envs.base import Environment, SubTask, Verdict
+from ecom_bench.envs.base import Environment, SubTask, Verdict, budget_turns
 from ecom_bench.envs.cart.generator import build_cart
 from ecom_bench.envs.cart.policies import CartHeuristic, CartOracle, CartRandom
 from ecom_bench.envs.cart.verifier import verify_cart
@@ -41,6 +41,10 @@ class CartEnv(Environment):
 
     def verify_task(self, task: SubTask, world: World) -> Verdict:
         return verify_cart(task, world)
+
+    def min_turns(self, task: SubTask, tool_budget: int) -> int:
+        """The visit history (it shows every target), then one cart_add per item."""
+        return budget_turns(1 + len(task.goal.targets), tool_budget)
 
 
 __all__ = ["CartEnv"]

@@ -23,6 +23,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from ecom_bench.difficulty import Difficulty
+from ecom_bench.envs._ranking import reference_turns
 from ecom_bench.envs.base import Environment, SubTask, Verdict
 from ecom_bench.envs.discovery.generator import build_discovery
 from ecom_bench.envs.discovery.policies import DISCOVERY_POLICIES
@@ -54,6 +55,11 @@ class DiscoveryEnv(Environment):
 
     def verify_task(self, task: SubTask, world: World) -> Verdict:
         return verify_discovery(task, world, self.answer_of(task, world))
+
+    def min_turns(self, task: SubTask, tool_budget: int) -> int:
+        """One search, then views of the ideal list around the scheduled stock-outs (`reference_turns`)."""
+        goal = task.goal
+        return reference_turns(goal.ranked_ids, goal.doomed_ids, goal.k, tool_budget)
 
 
 __all__ = ["DiscoveryEnv"]

@@ -162,6 +162,11 @@ class JourneyEnv(Environment):
                        details={"subtasks": [{"env": t.env, "task": v.task, "success": v.success,
                                               "details": v.details} for t, v in zip(goal.tasks, verdicts)]})
 
+    def min_turns(self, task: SubTask, tool_budget: int) -> int:
+        """Each request's own T_min: its last turn is the message that tells the customer it is done."""
+        goal: JourneyGoal = task.goal
+        return sum(_atomic(t.env).min_turns(t, tool_budget) for t in goal.tasks)
+
     def after_answer(self, problem: Problem) -> bool:
         goal: JourneyGoal = problem.goal
         world = problem.world

@@ -32,10 +32,11 @@ from __future__ import annotations
 from typing import ClassVar
 
 from ecom_bench.difficulty import Difficulty
-from ecom_bench.envs.base import Environment, SubTask, Verdict
+from ecom_bench.envs.base import Environment, SubTask, Verdict, budget_turns
 from ecom_bench.envs.returns.generator import build_returns
 from ecom_bench.envs.returns.policies import ReturnsHeuristic, ReturnsOracle, ReturnsRandom
 from ecom_bench.envs.returns.verifier import verify_returns
+from ecom_bench.envs.tracking.references import lookup_calls
 from ecom_bench.world import World
 
 RETURNS_INSTRUCTIONS = """\
@@ -70,6 +71,15 @@ class ReturnsEnv(Environment):
     def verify_task(self, task: SubTask, world: World) -> Verdict:
         answer = self.answer_of(task, world)
         return verify_returns(task, world, answer.arguments if answer else None)
+
+    def min_turns(self, task: SubTask, tool_budget: int) -> int:
+        """Find the order (`lookup_calls`) and its lines (order_get); then the return, or the
+        variants and the exchange, or the eligibility check that says no; one search for a
+        replacement the customer asked for."""
+        goal = task.goal
+        act = 2 if goal.eligible and goal.kind == "exchange" else 1
+        calls = lookup_calls(goal.reference) + 1 + act + (goal.replacement is not None)
+        return budget_turns(calls, tool_budget)
 
 
 __all__ = ["ReturnsEnv"]

@@ -3,7 +3,9 @@
 The customer names the original p0 (out of stock from the start; also in the visit
 history). A substitute must offer p0's value of p0's variant attribute (connector,
 size, material, ...) and meet the m constraints (drawn from a hidden solvable
-substitute, as in E_PD). Scoring, pool and the success rule are `envs._ranking`'s;
+substitute, as in E_PD). The customer buys the compatible variant, so the budget and
+stock are those of that variant (`_ranking.price_paid`), in the generator, verifier
+and customer alike. Scoring, pool and the success rule are `envs._ranking`'s;
 r_task is the design's 0.8·nDCG term + 0.2·OOS term (centred, so a perfect
 list scores +1). Success is validity: every pick is in stock, compatible, not p0 and
 meets every constraint, and the list has k picks (or all that qualify); the order
@@ -15,6 +17,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from ecom_bench.difficulty import Difficulty
+from ecom_bench.envs._ranking import reference_turns
 from ecom_bench.envs.base import Environment, SubTask, Verdict
 from ecom_bench.envs.substitution.generator import build_substitution
 from ecom_bench.envs.substitution.policies import SUBSTITUTION_POLICIES
@@ -24,10 +27,10 @@ from ecom_bench.world import World
 SUBSTITUTION_INSTRUCTIONS = """\
 You are a shopping assistant for an online store. The product the customer wants is \
 out of stock. Find in-stock substitutes that are similar, compatible with what they \
-had (same connector, size, material, ...) and meet their other requirements (look the \
-original up with catalog_search or user_get_visit_history, compare with \
-catalog_get_product), ask the customer when a requirement may be missing, and give \
-your final answer with recommend_products: the product ids, best first, no more than \
+had (same connector, size, material, ...) and meet their other requirements, the \
+budget on the price of the compatible variant they would buy (look the original up with \
+catalog_search or user_get_visit_history, compare with catalog_get_product), ask \
+the customer when a requirement may be missing, and give your final answer with recommend_products: the product ids, best first, no more than \
 the customer asked for, never the out-of-stock original. Write plain replies to talk \
 to the customer."""
 
@@ -48,6 +51,11 @@ class SubstitutionEnv(Environment):
 
     def verify_task(self, task: SubTask, world: World) -> Verdict:
         return verify_substitution(task, world, self.answer_of(task, world))
+
+    def min_turns(self, task: SubTask, tool_budget: int) -> int:
+        """One search, then views of the ideal list around the scheduled stock-outs (`reference_turns`)."""
+        goal = task.goal
+        return reference_turns(goal.ranked_ids, goal.doomed_ids, goal.k, tool_budget)
 
 
 __all__ = ["SubstitutionEnv"]

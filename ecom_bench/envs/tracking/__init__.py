@@ -30,9 +30,10 @@ from __future__ import annotations
 from typing import ClassVar
 
 from ecom_bench.difficulty import Difficulty
-from ecom_bench.envs.base import Environment, SubTask, Verdict
+from ecom_bench.envs.base import Environment, SubTask, Verdict, budget_turns
 from ecom_bench.envs.tracking.generator import build_tracking
 from ecom_bench.envs.tracking.policies import TrackingHeuristic, TrackingOracle, TrackingRandom
+from ecom_bench.envs.tracking.references import lookup_calls
 from ecom_bench.envs.tracking.verifier import verify_tracking
 from ecom_bench.world import World
 
@@ -61,6 +62,10 @@ class TrackingEnv(Environment):
     def verify_task(self, task: SubTask, world: World) -> Verdict:
         answer = self.answer_of(task, world)
         return verify_tracking(task, world, answer.arguments if answer else None)
+
+    def min_turns(self, task: SubTask, tool_budget: int) -> int:
+        """Find the order (`lookup_calls`); order_list shows its status, else one order_get does."""
+        return budget_turns(max(1, lookup_calls(task.goal.reference)), tool_budget)
 
 
 __all__ = ["TrackingEnv"]

@@ -29,6 +29,15 @@ from ecom_bench.world.orders import (
 ORDER_ID_RE = re.compile(r"\bORD-\d{6}\b", re.IGNORECASE)
 
 
+def lookup_calls(reference: dict[str, str]) -> int:
+    """The calls an agent needs to tell which order a customer's `reference` (`OrderReference.to_dict`)
+    means: none for an order id, else order_list, and datetime_now for a date ("12 days ago")."""
+    kind = reference.get("kind")
+    if kind == RefKind.ORDER_ID.value:
+        return 0
+    return 2 if kind == RefKind.DATE.value else 1
+
+
 def p_indirect(difficulty: Difficulty) -> float:
     """p_ref(d) = σ((d − 2)/1.5): the customer describes the order instead of giving its id."""
     return 1.0 / (1.0 + math.exp(-(difficulty.level - 2) / 1.5))
@@ -91,7 +100,8 @@ class OrderUserBase(Customer):
 
     A customer who *described* their order never saw its id: any message naming order ids
     gets the same reply whether or not theirs is among them (they restate the
-    description), so "is it A, B or C?" is no oracle. A customer who gave the id simply
+    description), so "is it A, B or C?" is no oracle; a question beside the ids is answered as
+    if they were not there. A customer who gave the id simply
     says it again.
     """
 
@@ -123,6 +133,11 @@ class OrderUserBase(Customer):
         """The reply to a message naming order ids (None when it names none)."""
         named = self.mentioned_orders(agent_text)
         if not named:
+            return None
+        if not self.direct and is_request(ORDER_ID_RE.sub(" ", agent_text)):
+            # A question that also names the ids the agent found ("I see it in order ORD-5. Why
+            # are you returning it?") is answered as the same question without them: the reply
+            # names no id, so it is the same whichever ids were named.
             return None
         revealed = self._reveal_order()
         act = UserAct.CLARIFY if revealed else UserAct.CONTINUE

@@ -41,11 +41,12 @@ class CartTools(ToolBase):
         available = self.world.stock_of(p, v)
         line = self.world.cart_line(p.id, v.id if v else None)
         in_cart = line.quantity if line else 0
+        item_id = v.id if v else p.id
         if available <= 0:
-            raise ToolError(f"{v.id if v else p.id} ({p.title}) is out of stock.")
+            raise self._refusal(f"{item_id} ({p.title}) is out of stock.", p.id, item_id)
         if in_cart + quantity > available:
-            raise ToolError(
-                f"Only {available} units of {v.id if v else p.id} are in stock ({in_cart} already in the cart)."
+            raise self._refusal(
+                f"Only {available} units of {item_id} are in stock ({in_cart} already in the cart).", p.id, item_id
             )
         if line:
             line.quantity += quantity
@@ -84,7 +85,8 @@ class CartTools(ToolBase):
         v = p.variant(line.variant_id) if line.variant_id else None
         available = self.world.stock_of(p, v)
         if quantity > available:
-            raise ToolError(f"Only {available} units of {line.variant_id or p.id} are in stock.")
+            raise self._refusal(f"Only {available} units of {line.variant_id or p.id} are in stock.",
+                                p.id, line.variant_id)
         line.quantity = quantity
         return _json({"updated": {"product_id": line.product_id, "variant_id": line.variant_id,
                                   "quantity": quantity}, "cart": self._cart_view()})
@@ -98,7 +100,7 @@ class CartTools(ToolBase):
             what = f"{product_id} / {variant_id}" if variant_id else product_id
             raise ToolError(f"The cart has no line for {what}. Use cart_view to see the cart.")
         if len(lines) > 1:
-            raise ToolError(f"The cart has several lines for {product_id}; pass variant_id.")
+            raise self._refusal(f"The cart has several lines for {product_id}; pass variant_id.", product_id)
         return lines[0]
 
     @tool_method("read")
@@ -118,8 +120,9 @@ class CartTools(ToolBase):
             p = self.world.product(ln.product_id)
             v = p.variant(ln.variant_id) if p and ln.variant_id else None
             if p is not None and self.world.stock_of(p, v) < ln.quantity:
-                raise ToolError(f"{ln.variant_id or ln.product_id} ({p.title}) no longer has {ln.quantity} "
-                                "unit(s) in stock; change or remove that line before checking out.")
+                raise self._refusal(f"{ln.variant_id or ln.product_id} ({p.title}) no longer has {ln.quantity} "
+                                    "unit(s) in stock; change or remove that line before checking out.",
+                                    ln.product_id, ln.variant_id)
         self.world.checked_out = True
         view = self._cart_view()
         self._answer("checkout", {"cart": view})

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ecom_bench.catalog.naming import short_name, short_name_from_title
+from ecom_bench.catalog.naming import short_name, short_name_at
 from ecom_bench.world._tooling import ToolBase, ToolError, _json, tool_method
 from ecom_bench.world.orders import (
     REASON_DESCRIPTIONS,
@@ -59,9 +59,9 @@ class OrderTools(ToolBase):
     def _line(self, order: Order, line_id: str) -> OrderLine:
         line = order.line(_norm_id(line_id) or "")
         if line is None:
-            lines = ", ".join(ln.line_id for ln in order.lines)
-            raise ToolError(f"Line {line_id!r} is not part of order {order.order_id}; its lines are: {lines}. "
-                            "Use order_get to see them.")
+            line_ids = [ln.line_id for ln in order.lines]
+            raise self._refusal(f"Line {line_id!r} is not part of order {order.order_id}; its lines are: "
+                                f"{', '.join(line_ids)}. Use order_get to see them.", order.order_id, *line_ids)
         return line
 
     def _item_label(self, line: OrderLine) -> str:
@@ -71,7 +71,7 @@ class OrderTools(ToolBase):
         row = line_row(catalog, line)
         if row is None:
             return line.product_id
-        name = short_name_from_title(catalog.title_at(row))
+        name = short_name_at(catalog, row)
         value = catalog.variant_value_at(row, line.variant_id) if line.variant_id else None
         return f"{name} ({value})" if value is not None else name
 
@@ -160,7 +160,8 @@ class OrderTools(ToolBase):
         ln = self._line(o, line_id)
         e = check_eligibility(self.world, o, ln)
         if not e.eligible:
-            raise ToolError(f"Line {ln.line_id} cannot be returned or exchanged: {e.reason.split(': ', 1)[1]}")
+            raise self._refusal(f"Line {ln.line_id} cannot be returned or exchanged: {e.reason.split(': ', 1)[1]}",
+                                o.order_id, ln.line_id)
         return o, ln
 
     def _record(self, o: Order, ln: OrderLine, kind: str, reason: ReturnReason, method: ReturnMethod,
@@ -210,13 +211,14 @@ class OrderTools(ToolBase):
         p = self._product(ln.product_id)
         v = p.variant(new_variant_id.strip())
         if v is None:
-            options = ", ".join(x.id for x in p.variants) or "none"
-            raise ToolError(f"Variant {new_variant_id!r} is not a variant of {p.id} ({short_name(p)}); "
-                            f"its variants are: {options}.")
+            variant_ids = [x.id for x in p.variants]
+            raise self._refusal(f"Variant {new_variant_id!r} is not a variant of {p.id} ({short_name(p)}); "
+                                f"its variants are: {', '.join(variant_ids) or 'none'}.", p.id, *variant_ids)
         if v.id == ln.variant_id:
-            raise ToolError(f"{v.id} is the variant already ordered; choose a different one to exchange for.")
+            raise self._refusal(f"{v.id} is the variant already ordered; choose a different one to exchange for.",
+                                p.id, v.id)
         if self.world.stock_of(p, v) < ln.quantity:
-            raise ToolError(f"{v.id} ({v.value}) does not have {ln.quantity} unit(s) in stock.")
+            raise self._refusal(f"{v.id} ({v.value}) does not have {ln.quantity} unit(s) in stock.", p.id, v.id)
         record = self._record(o, ln, "exchange", r, m, v.id)
         return _json({"exchange_started": record.to_dict() | {"item": self._item_label(ln),
                                                               "new_variant": {v.attribute: v.value}}})
