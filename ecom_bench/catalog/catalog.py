@@ -523,6 +523,20 @@ class Catalog:
     def variant_stocks(self) -> np.ndarray:
         return self._cols.v_stock
 
+    @cached_property
+    def folded_variant_values(self) -> np.ndarray:
+        """Each variant's value, `fold`ed, aligned with `variant_prices` (object array)."""
+        return np.array([fold(v) for v in self._cols.v_value.to_pylist()], dtype=object)
+
+    def variants_of(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The variants of the products at `rows`, flattened in order: (each one's index into
+        `rows`, its position in the variant columns `variant_prices` / `variant_stocks`)."""
+        offsets = np.asarray(self._cols.var_off, dtype=np.int64)
+        rows = np.asarray(rows, dtype=np.int64)
+        starts, counts = offsets[rows], offsets[rows + 1] - offsets[rows]
+        owner = np.repeat(np.arange(len(rows)), counts)
+        return owner, np.arange(int(counts.sum()), dtype=np.int64) + np.repeat(starts - (np.cumsum(counts) - counts), counts)
+
     def variant_ids_at(self, row: int) -> list[str]:
         """Row `row`'s variant ids, in catalogue order."""
         a, b = int(self._cols.var_off[row]), int(self._cols.var_off[row + 1])
@@ -584,6 +598,17 @@ class Catalog:
         attribute's index, so a constraint costs a lookup rather than a walk of the products."""
         mask = np.zeros(len(self), dtype=bool)
         mask[self._offers.get(attribute, {}).get(fold(value), np.zeros(0, np.int64))] = True
+        return mask
+
+    def offering_any(self, value: str) -> np.ndarray:
+        """`offering` for `value` along any attribute: the products that can be bought with it
+        (a shopper's "USB-C" or "Black", whatever the attribute is called)."""
+        mask = np.zeros(len(self), dtype=bool)
+        folded = fold(value)
+        for values in self._offers.values():
+            rows = values.get(folded)
+            if rows is not None:
+                mask[rows] = True
         return mask
 
     @cached_property

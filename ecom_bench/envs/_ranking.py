@@ -10,6 +10,13 @@ oracle and random agents, which play both envs the same way.
   attribute values. A product meets an attribute constraint when it *offers* the
   value: its own attribute or one of its variants along that attribute (a charger
   sold in USB-C and Lightning offers both).
+* **The variant bought.** A request that names a value of a product's variant attribute
+  (E_SUB's compatibility, an attribute constraint) buys that variant, so the customer
+  pays *its* price and needs *it* in stock: the budget is checked on the price of the
+  variant the request pins (`bought_variant`), and "in stock" means that variant is.
+  A product the request pins no variant of is priced and stocked as listed. Variants
+  are priced apart (`catalog.variants`: −10%..+15% of the listing), so checking the
+  listing price let a task's only "right" products cost more than the stated budget.
   Per-constraint satisfaction is 1 when met; categorical misses are 0; numeric misses
   decay (10% over budget → 0.5, a quarter star short → 0.5, one day late → 0.5).
   s(p) is the mean over the constraints.
@@ -45,16 +52,17 @@ from functools import lru_cache
 from typing import Any, Literal, Protocol
 
 import numpy as np
+import pyarrow.compute as pc
 
 from ecom_bench._seeding import derive_seed
 from ecom_bench.conversation import EpisodeStatus
 from ecom_bench.agents.base import AgentAction, Message, ToolCallRequest, tool_results
-from ecom_bench.catalog import Catalog, Product
+from ecom_bench.catalog import Catalog, Product, Variant
 from ecom_bench.catalog.catalog import fold
 from ecom_bench.catalog.naming import counted, product_noun
 from ecom_bench.catalog.taxonomy import attribute_label
 from ecom_bench.difficulty import Difficulty
-from ecom_bench.envs._catalog_index import catalog_index, in_stock_mask
+from ecom_bench.envs._catalog_index import _column, catalog_index, changed_rows, in_stock_mask
 from ecom_bench.users.persona import PERSONA_DIMENSIONS, sample_persona
 from ecom_bench.world import World
 from ecom_bench.world.state import StockOut
@@ -91,6 +99,29 @@ def variant_attribute(product: Product) -> str | None:
     return attr if attr in product.attributes else None
 
 
+def pins_of(constraints: tuple[Constraint, ...]) -> tuple[Constraint, ...]:
+    """The constraints that choose which variant is bought: the attribute ones, in order."""
+    return tuple(c for c in constraints if c.kind == "attribute")
+
+
+def bought_variant(product: Product, pins: tuple[Constraint, ...]) -> Variant | None:
+    """The variant a request with these `pins` buys: the first of the product's variants along a
+    pinned attribute with the pinned value (the first pin that names one decides), else None
+    (no pin names a variant of it: it is bought as listed)."""
+    for c in pins:
+        value = fold(c.value)
+        for v in product.variants:
+            if v.attribute == c.attribute and fold(v.value) == value:
+                return v
+    return None
+
+
+def price_paid(product: Product, pins: tuple[Constraint, ...] = ()) -> float:
+    """What the customer pays for the product bought as `pins` ask: the variant's price, else the listing's."""
+    variant = bought_variant(product, pins)
+    return product.price if variant is None else variant.price
+
+
 # ----------------------------------------------------------------- constraints
 @dataclass(frozen=True)
 class Constraint:
@@ -99,6 +130,9 @@ class Constraint:
     kind: ConstraintKind
     value: Any
     attribute: str | None = None  # only for kind="attribute"
+    #: only for kind="price": the attribute requirements that choose the variant bought, whose
+    #: price is the one checked (`price_paid`); none: the listing price
+    pins: tuple[Constraint, ...] = ()
 
     @property
     def slot(self) -> str:
@@ -111,7 +145,8 @@ class Constraint:
 
     def satisfaction(self, p: Product) -> float:
         if self.kind == "price":
-            return 1.0 if p.price <= self.value else max(0.0, 1.0 - 5.0 * (p.price - self.value) / self.value)
+            price = price_paid(p, self.pins)
+            return 1.0 if price <= self.value else max(0.0, 1.0 - 5.0 * (price - self.value) / self.value)
         if self.kind == "rating":
             return 1.0 if p.rating >= self.value else max(0.0, 1.0 - 2.0 * (self.value - p.rating))
         if self.kind == "ship":
@@ -138,7 +173,8 @@ class Constraint:
     def actual(self, p: Product) -> str:
         """The product's own value for this constraint (for explanations and the user's corrections)."""
         if self.kind == "price":
-            return f"${p.price:g}"
+            variant = bought_variant(p, self.pins)
+            return f"${price_paid(p, self.pins):g}" + (f" ({variant.value})" if variant is not None else "")
         if self.kind == "rating":
             return counted(p.rating, "star")
         if self.kind == "ship":
@@ -152,11 +188,15 @@ class Constraint:
 
     def to_dict(self) -> dict[str, Any]:
         """`dataclasses.asdict` of it, written out (the goal is serialised on every step)."""
-        return {"kind": self.kind, "value": self.value, "attribute": self.attribute}
+        out = {"kind": self.kind, "value": self.value, "attribute": self.attribute}
+        if self.pins:
+            out["pins"] = [c.to_dict() for c in self.pins]
+        return out
 
 
 def constraints_from(product: Product, rng: random.Random, m: int, difficulty: Difficulty,
-                     skip_attributes: tuple[str, ...] = ()) -> tuple[Constraint, tuple[Constraint, ...]]:
+                     skip_attributes: tuple[str, ...] = (), pinned: tuple[Constraint, ...] = (),
+                     ) -> tuple[Constraint, tuple[Constraint, ...]]:
     """The request's subject (`product`'s leaf category) and m more constraints it satisfies.
 
     The category is always stated and not counted in m: a one-word search gets it right
@@ -164,16 +204,20 @@ def constraints_from(product: Product, rng: random.Random, m: int, difficulty: D
     budget price·(1+δ), δ ~ U(0, 0.5·e^(−d/5)) (docs/design.md), then m−1 of brand, min rating, max
     ship days and the attribute values not in `skip_attributes`; m is capped at the types
     the product has (at least 6: brand, rating, ship days and 2+ attributes, + budget).
+    The price is the one the customer pays: of the variant that `pinned` (E_SUB's
+    compatibility) and the drawn attribute constraints buy (`price_paid`).
     """
     delta = rng.uniform(0.0, 0.5 * math.exp(-difficulty.level / 5))
-    budget = float(math.ceil(product.price * (1.0 + delta)))
     others = [Constraint("brand", product.brand),
               Constraint("rating", max(1.0, math.floor(product.rating * 2) / 2)),
               Constraint("ship", min(MAX_SHIP_DAYS, product.ship_days + rng.randint(0, 1)))]
     others += [Constraint("attribute", value, attribute=name) for name, value in sorted(product.attributes.items())
                if name not in skip_attributes]
     rng.shuffle(others)
-    return Constraint("category", product.leaf_category), (Constraint("price", budget), *others[: max(0, m - 1)])
+    chosen = tuple(others[: max(0, m - 1)])
+    pins = pins_of((*pinned, *chosen))
+    budget = float(math.ceil(price_paid(product, pins) * (1.0 + delta)))
+    return Constraint("category", product.leaf_category), (Constraint("price", budget, pins=pins), *chosen)
 
 
 #: A budget must price at least this share of its category out: one above nearly the whole
@@ -199,6 +243,77 @@ def _offering(catalog: Catalog, attribute: str, value: str) -> np.ndarray:
     return mask
 
 
+@dataclass(frozen=True)
+class _VariantCodes:
+    """Every variant's attribute and folded value as integers, in the catalogue's flat variant
+    order (`Catalog.variant_offsets`), so a pin is matched by comparing integers."""
+
+    attribute: np.ndarray
+    value: np.ndarray
+    attribute_code: dict[str, int]
+    value_code: dict[str, int]  # folded value -> code
+
+
+@lru_cache(maxsize=4)
+def _variant_codes(catalog: Catalog) -> _VariantCodes:
+    """Built once per catalogue from its Arrow columns (no `Product` is made)."""
+    flat = _column(catalog, "variants").values
+    attributes = pc.dictionary_encode(flat.field("attribute"))
+    values = pc.dictionary_encode(flat.field("value"))
+    folded = [fold(v) for v in values.dictionary.to_pylist()]
+    value_code = {v: i for i, v in enumerate(dict.fromkeys(folded))}
+    code_of_entry = np.array([value_code[v] for v in folded] or [0], dtype=np.int32)
+    return _VariantCodes(
+        attribute=np.asarray(attributes.indices.to_numpy(zero_copy_only=False), dtype=np.int32),
+        value=code_of_entry[np.asarray(values.indices.to_numpy(zero_copy_only=False), dtype=np.int64)],
+        attribute_code={a: i for i, a in enumerate(attributes.dictionary.to_pylist())},
+        value_code=value_code)
+
+
+def bought_variants(catalog: Catalog, pins: tuple[Constraint, ...], rows: np.ndarray) -> np.ndarray:
+    """`bought_variant` for each of `rows`: its position in the catalogue's flat variant columns
+    (`Catalog.variant_prices`, `variant_stocks`), or -1 where none is pinned."""
+    rows = np.asarray(rows, dtype=np.int64)
+    out = np.full(len(rows), -1, dtype=np.int64)
+    if not pins or not len(rows):
+        return out
+    codes = _variant_codes(catalog)
+    owner, flat = catalog.variants_of(rows)
+    for c in reversed(pins):  # an earlier pin overrides a later one
+        a, v = codes.attribute_code.get(c.attribute or ""), codes.value_code.get(fold(c.value))
+        if a is None or v is None:
+            continue
+        hit = np.flatnonzero((codes.attribute[flat] == a) & (codes.value[flat] == v))[::-1]
+        out[owner[hit]] = flat[hit]  # reversed: a product's first such variant is written last
+    return out
+
+
+def paid_prices(catalog: Catalog, pins: tuple[Constraint, ...], rows: np.ndarray | None = None) -> np.ndarray:
+    """`price_paid` of every product, or of `rows`."""
+    if not pins:
+        return catalog.prices if rows is None else catalog.prices[rows]
+    rows = np.arange(len(catalog)) if rows is None else np.asarray(rows, dtype=np.int64)
+    bought = bought_variants(catalog, pins, rows)
+    return np.where(bought >= 0, catalog.variant_prices[np.maximum(bought, 0)], catalog.prices[rows])
+
+
+def in_stock_as_bought(world: World, pins: tuple[Constraint, ...], rows: np.ndarray) -> np.ndarray:
+    """Whether each of `rows` can be bought as `pins` ask: its pinned variant in stock, or (none
+    pinned) any of it (`in_stock_mask`), with the episode's stock changes applied."""
+    rows = np.asarray(rows, dtype=np.int64)
+    out = in_stock_mask(world, rows)
+    bought = bought_variants(world.catalog, pins, rows)
+    pinned = np.flatnonzero(bought >= 0)
+    if not len(pinned):
+        return out
+    out[pinned] = world.catalog.variant_stocks[bought[pinned]] > 0
+    if world.stock:
+        for k in pinned[np.isin(rows[pinned], changed_rows(world))].tolist():
+            p = world.catalog.products[int(rows[k])]
+            out[k] = world.in_stock(p, bought_variant(p, pins))
+    return out
+
+
 def satisfaction_matrix(catalog: Catalog, constraints: tuple[Constraint, ...],
                         rows: np.ndarray | None = None) -> np.ndarray:
     """(n, m) per-constraint satisfaction of every catalogue product, or of `rows` (same rule as
@@ -209,7 +324,7 @@ def satisfaction_matrix(catalog: Catalog, constraints: tuple[Constraint, ...],
     out = np.zeros((len(catalog) if rows is None else len(rows), len(constraints)), dtype=np.float64)
     for j, c in enumerate(constraints):
         if c.kind == "price":
-            x = col_of(catalog.prices)
+            x = paid_prices(catalog, c.pins, rows)
             col = np.where(x <= c.value, 1.0, 1.0 - 5.0 * (x - c.value) / c.value)
         elif c.kind == "rating":
             x = col_of(catalog.ratings)
@@ -323,6 +438,17 @@ class RankingGoal(Protocol):
         ...
 
 
+def purchase_pins(goal: RankingGoal) -> tuple[Constraint, ...]:
+    """The requirements that choose the variant the customer buys: the gate's and the constraints'
+    attribute ones (E_SUB's compatibility first). The budget's `pins` are these too."""
+    return pins_of((*goal.gate.require, *goal.requirements))
+
+
+def in_stock_for(goal: RankingGoal, world: World, p: Product) -> bool:
+    """Whether `p` can be bought now as the goal's customer needs it (`in_stock_as_bought`)."""
+    return world.in_stock(p, bought_variant(p, purchase_pins(goal)))
+
+
 def similarities(engine: Any, reference_id: str, rows: np.ndarray) -> np.ndarray:
     """Cosine similarity of the products at `rows` to the reference product (zeros without a
     search engine)."""
@@ -342,7 +468,7 @@ def graded(goal: RankingGoal, world: World, ids: list[str]) -> dict[str, dict[st
     s = mean_satisfaction(sat)
     gate = goal.gate.mask(catalog, rows)
     base = goal.base_relevance(catalog, rows, s, similarities(world.search_engine, goal.reference_id, rows))
-    stocked = in_stock_mask(world, rows)
+    stocked = in_stock_as_bought(world, purchase_pins(goal), rows)
     return {pid: {"s": float(s[r]), "meets_all": bool(np.all(sat[r] == 1.0)), "gate": bool(gate[r]),
                   "in_stock": bool(stocked[r]), "base": float(base[r]),
                   "violated": [c for c, x in zip(goal.requirements, sat[r]) if x < 1.0]}
@@ -563,7 +689,7 @@ def ideal_ranking(goal: RankingGoal, world: World) -> Ideal:
     Only the stock is read anew on each call (the verifier's reuses the generator's base scores)."""
     pool = evaluation_pool(goal, world)
     base, span = _base_of(goal, world, pool)
-    rel = _relevances(pool.meets_all & in_stock_mask(world, pool.rows), base, span)
+    rel = _relevances(pool.meets_all & in_stock_as_bought(world, purchase_pins(goal), pool.rows), base, span)
     right = np.flatnonzero(rel > 0)
     by_id = catalog_index(world.catalog).id_rank[pool.rows[right]]  # each row's place in id order
     order = right[np.lexsort((by_id, -rel[right]))]  # relevance desc, then id
@@ -699,6 +825,14 @@ def most_oracle_turns(k: int, doomed: int, budget: int) -> int:
     complete the answer), `budget` views a turn, the last turn ending with the answer.
     """
     return 2 + math.ceil(max(k, k - budget + doomed) / budget)
+
+
+def reference_turns(ranked: tuple[str, ...], doomed: tuple[str, ...], k: int, budget: int) -> int:
+    """T_min of r_eff for E_PD / E_SUB: the oracle's turns (its search, then `oracle_plan`) when its
+    search shows none of the doomed ids; a search that shows some only shortens the plan."""
+    if not ranked:
+        return 1
+    return 1 + len(oracle_plan(list(ranked), set(doomed), k, budget).turns)
 
 
 def settle_stock_outs(world: World, ranked: list[str], doomed: list[str], search: dict[str, Any], k: int,

@@ -15,7 +15,8 @@ What it says:
   naming the kind of problem ("that's over my budget") without reading out any value
   (stated ones are in the request, withheld ones are given when asked); every bad round costs patience (`strike`: the second one ends the
   chat). It says "those look good" (CONFIRM) only when every proposed product is in
-  stock and right (the verifier's own rule). Stock-outs are reported (tools show them
+  stock and right (the verifier's own rule: priced and stocked in the variant the stated
+  values name, so "that one is $26.88, over your $26 budget: OK?" gets "over my budget"). Stock-outs are reported (tools show them
   too) and cost nothing: the world changed, the agent made no mistake.
 * Otherwise: "go ahead and recommend" only when nothing is withheld.
 """
@@ -26,13 +27,13 @@ import random
 import re
 
 from ecom_bench.catalog import Catalog, Product
-from ecom_bench.catalog.naming import Noun, counted, product_noun, short_name
+from ecom_bench.catalog.naming import NameIndex, Noun, agreement, counted, name_forms, product_noun, short_name
 from ecom_bench.difficulty import Difficulty
-from ecom_bench.envs._ranking import Constraint, RankingGoal
+from ecom_bench.envs._ranking import Constraint, RankingGoal, in_stock_for
 from ecom_bench.users import UserAct, UserMessage, render
 from ecom_bench.users.base import Disclosure
 from ecom_bench.users.customer import Customer
-from ecom_bench.users.understanding import is_request, says, topics_asked
+from ecom_bench.users.understanding import is_check_in, is_request, says, topics_asked
 from ecom_bench.world import World
 
 #: Words that name one kind of constraint. They only *narrow* an answer (a request naming
@@ -77,18 +78,21 @@ ASK_LIST = (("Please recommend your top {k} picks, only ones that meet everythin
             ("Please recommend your top pick.", "Send me your top option."))
 GO_AHEAD = ("Please go ahead and recommend your top {k} picks, only ones that meet everything (fewer if "
             "fewer do).", "Please go ahead and recommend your top pick.")
+#: A question whose plain answer is "no, that's all": it asks whether the customer needs more.
+_ASKS_FOR_MORE = re.compile(r"\b(?:anything|something) (?:else|more|further)\b|\bany other\b|\bis that (?:all|everything)\b|"
+                            r"\bbe (?:all|everything)\b|\b(?:have|did) i (?:covered|answered)|\bother (?:needs?|requirements?)\b")
 MORE_TO_SAY = ("There's something else that matters to me too, if you want to know.",
                "That's not all, by the way; there's more if you need it.")
 #: What is wrong with a proposal, by kind. Never a value: a stated one is in the request
 #: already, a withheld one is given when asked. (Restating stated values let an agent that
 #: never read the request learn them from complaints: 13% of d = 3 discovery episodes.)
 COMPLAINTS: dict[str, str] = {
-    "price": "The {name} is over my budget.",
-    "rating": "The {name} isn't rated highly enough for me.",
+    "price": "The {name} {is} over my budget.",
+    "rating": "The {name} {isnt} rated highly enough for me.",
     "ship": "The {name} would take too long to get here.",
-    "category": "The {name} isn't {value}.",
-    "brand": "The {name} isn't the brand I want.",
-    "attribute": "The {name} isn't available with the {label} I need.",
+    "category": "The {name} {isnt} {value}.",
+    "brand": "The {name} {isnt} the brand I want.",
+    "attribute": "The {name} {isnt} available with the {label} I need.",
 }
 #: Said after a complaint about something the customer had already stated.
 AS_I_SAID = ("As I said.", "I mentioned that.")
@@ -158,6 +162,10 @@ class ConstraintUser(Customer):
             return self.say(" ".join(said), UserAct.CLARIFY, rng, slots)
         if self.withheld():
             return self.say("Okay. " + self.missing_signal(rng), UserAct.CONTINUE, rng)
+        if asking and not _ASKS_FOR_MORE.search(agent_text.lower()) and is_check_in(agent_text.lower()):
+            # "Does that sound good?" asks for approval, not for more needs: a "No, that's
+            # everything" would read as a refusal
+            return self.say("Yes. " + render(GO_AHEAD[self.goal.k == 1], k=self.goal.k), UserAct.CONTINUE, rng)
         if asking:
             return self.say(rng.choice(("No, that's everything I need.", "Nothing else, that's all.")),
                             UserAct.CONTINUE, rng)
@@ -195,12 +203,14 @@ class ConstraintUser(Customer):
             if p is not None:
                 found[p.id] = p
         text_l = agent_text.lower()
-        for pid in sorted(world.seen_ids):
-            name = self._seen_name(pid, world)
-            if name is not None and pid not in found and name in text_l:
-                p = world.product(pid)
-                assert p is not None
-                found[pid] = p
+        # the shown products whose name can be in the text (a cheap test), each phrase read as the
+        # one it names longest: "... Jeans Rinse" is not also the Dark Stonewash listing's "... Jeans"
+        maybe = [pid for pid in sorted(world.seen_ids)
+                 if (name := self._seen_name(pid, world)) is not None and name[:3] in text_l]
+        shown = {pid: name_forms(p) for pid in maybe if (p := world.product(pid)) is not None}
+        named = {pid for m in NameIndex(shown).mentions(agent_text) for pid in m.ids}
+        for pid in sorted(named - found.keys()):
+            found[pid] = world.product(pid)
         return list(found.values())[:MAX_PROPOSALS]
 
     def _seen_name(self, pid: str, world: World) -> str | None:
@@ -214,9 +224,11 @@ class ConstraintUser(Customer):
     def _feedback(self, proposals: list[Product], world: World, said: list[str], slots: tuple[str, ...],
                   rng: random.Random) -> UserMessage:
         """Stock-outs, then the set's first problem (a strike), else CONFIRM."""
-        gone = [render("The {name} shows as out of stock now.", name=short_name(p))
-                for p in proposals if not world.in_stock(p)]
-        problem = next((c for p in proposals if world.in_stock(p) and (c := self._problem(p))), "")
+        stocked = {p.id: in_stock_for(self.goal, world, p) for p in proposals}
+        gone = [render("The {name} show{s} as out of stock now.", name=short_name(p),
+                       **agreement(short_name(p), product_noun(p)))
+                for p in proposals if not stocked[p.id]]
+        problem = next((c for p in proposals if stocked[p.id] and (c := self._problem(p))), "")
         if problem:
             goodbye = self.strike(rng)
             if goodbye is not None:
@@ -235,7 +247,8 @@ class ConstraintUser(Customer):
         c = next((c for c in self.goal.requirements if c.satisfaction(p) < 1.0), None)
         if c is None:
             return ""
-        text = render(COMPLAINTS[c.kind], name=name, value=self._noun().a(), label=c.label)
+        text = render(COMPLAINTS[c.kind], name=name, value=self._noun().a(), label=c.label,
+                      **agreement(name, product_noun(p)))
         if c.kind != "category" and self.told(c.slot):
             text += " " + AS_I_SAID[len(name) % len(AS_I_SAID)]
         return text

@@ -1,10 +1,13 @@
 """E_SUB generator: the original p0 (set out of stock), a compatible substitute, its constraints.
 
 p0 is a product with real variants; compatibility = p0's variant attribute and its own
-value (connector, size, material, ...). A hidden substitute (same leaf, in stock,
-offering that value) guarantees solvability: the m constraints are drawn from it like
-E_PD's (budget, leaf, then brand / rating / ship days / other attributes). p0 and a
-few same-leaf look-alikes are appended to the visit history.
+value (connector, size, material, ...). A hidden substitute (same leaf, offering that
+value, in stock in it) guarantees solvability: the m constraints are drawn from it like
+E_PD's (budget, leaf, then brand / rating / ship days / other attributes), the budget
+from the price of the variant the customer would buy (the compatible one, which may
+cost more than the listing: `_ranking.price_paid`). So at least one product meets
+every stated constraint as bought, and the verifier counts the same products.
+p0 and a few same-leaf look-alikes are appended to the visit history.
 """
 
 from __future__ import annotations
@@ -14,13 +17,14 @@ from dataclasses import replace
 from ecom_bench._seeding import derive_seed, seeded_rng
 from ecom_bench.catalog import draws
 from ecom_bench.difficulty import Difficulty
-from ecom_bench.envs._catalog_index import RowProducts, catalog_index, in_stock_mask
+from ecom_bench.envs._catalog_index import RowProducts, catalog_index
 from ecom_bench.envs._ranking import (
     RANKED_LIST,
     Constraint,
     category_noun,
     constraints_from,
     ideal_ranking,
+    in_stock_as_bought,
     constrained_persona,
     schedule_stock_outs,
     settle_stock_outs,
@@ -49,12 +53,12 @@ def build_substitution(world: World, seed: int, difficulty: Difficulty, intent: 
         leaf_rows = index.leaf(p0.leaf_category)
         p0_row = catalog.index_of(p0.id)
         rows = leaf_rows[catalog.offering(attribute, compatibility.value)[leaf_rows] & (leaf_rows != p0_row)]
-        candidates = RowProducts(catalog, rows[in_stock_mask(world, rows)])
+        candidates = RowProducts(catalog, rows[in_stock_as_bought(world, (compatibility,), rows)])
         if candidates:
             break
     substitute = rng.choice(candidates)
     category, constraints = constraints_from(substitute, rng, difficulty.n_constraints, difficulty,
-                                             skip_attributes=(attribute,))
+                                             skip_attributes=(attribute,), pinned=(compatibility,))
     world.set_out_of_stock(p0.id)
     others = leaf_rows[leaf_rows != p0_row]  # the leaf but p0, in catalogue order
     # the draws of `rng.sample(<the leaf's products>, k)`, by position: sample copies a small

@@ -8,8 +8,9 @@ from typing import Any
 from ecom_bench.envs._ranking import RecommendOracle, RecommendRandom
 from ecom_bench.envs.discovery.policies import RankingHeuristic, Wants
 
-# The original's name is never noised: the run of capitalised words after "the" / "usual".
-_ORIGINAL = re.compile(r"\b(?:the|usual) ((?:[A-Z][\w'&\-]*)(?: (?:&|[A-Z][\w'&\-]*))+)")
+# The original's name is never noised: the run of capitalised words (and figures: "Levi's 505",
+# "Mr. Coffee 12-Cup") after "the" / "usual".
+_ORIGINAL = re.compile(r"\b(?:the|usual) ((?:[A-Z][\w'&.\-]*)(?: (?:&|[A-Z0-9][\w'&.\-]*))+)")
 
 
 class SubstitutionHeuristic(RankingHeuristic):

@@ -4,7 +4,7 @@ The design's OOS term is −share, which capped a perfect list at 0.80; centred 
 term (2·in-stock share − 1), a perfect list scores +1 as in every other env.
 
 rel = (1 + base′)/2 for in-stock, compatible products other than p0 that meet every
-constraint, base = λ·sim(p, p0) + (1−λ)·s(p) (the design's formula, rescaled over the pool);
+constraint, priced and stocked in the compatible variant the customer would buy, base = λ·sim(p, p0) + (1−λ)·s(p) (the design's formula, rescaled over the pool);
 0 otherwise, so the original, incompatible and out-of-stock picks earn nothing.
 Success: every pick is such a product and the list has k picks, or all that qualify
 (`envs._ranking`); the order counts in r_task only.
