@@ -91,12 +91,22 @@ def test_p_switch_makes_the_journey_user_switch_intent(context):
 
 
 # --- 7. top_k: retrieval depth ----------------------------------------------------------
-def test_top_k_bounds_the_pool_that_search_filters_see(context):
-    narrow = SearchFilters(max_price=15.0, min_rating=4.5)
+def test_top_k_bounds_how_far_the_query_reaches(context):
+    budget = SearchFilters(max_price=30.0)
     easy, hard = episode(context, "cart", 0).world, episode(context, "cart", 18).world
     assert (easy.difficulty.top_k, hard.difficulty.top_k) == (200, 20)
     hard = replace(hard, difficulty=replace(hard.difficulty, eps_rank=0.0))  # isolate top_k from ε_rank
-    assert len(easy.search("kitchen", narrow, 20)) > len(hard.search("kitchen", narrow, 20))
+    # without filters, a query reaches its top_k best products, pages included
+    assert (easy.search_page("kitchen", None, 20).total, hard.search_page("kitchen", None, 20).total) == (200, 20)
+    # with filters, every match comes back at any depth; only those among the query's top_k come ranked by
+    # relevance, so a vague query's first page holds fewer of the products its words describe
+    e, h = easy.search_page("kitchen", budget, 20), hard.search_page("kitchen", budget, 20)
+    assert e.total == h.total > 200 and e.ranked > 20 > h.ranked
+
+    def kitchen(page):
+        return sum("kitchen" in p.category_path.lower() for p in page.products)
+
+    assert kitchen(e) > kitchen(h)
 
 
 # --- 8. ε_rank: distractors in results ---------------------------------------------------

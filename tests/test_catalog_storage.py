@@ -135,7 +135,14 @@ def test_column_filters_match_product_filters(cat3k, tmp_path):
     hits = eng.search(cat3k.products[5].leaf_category, filters=f, depth=400, limit=50)
     assert hits and all(f.matches(h.product) for h in hits)
     pool = eng.search(cat3k.products[5].leaf_category, depth=400, limit=400)
-    assert [h.product.id for h in hits] == [h.product.id for h in pool if f.matches(h.product)][:50]
+    want = [h.product.id for h in pool if f.matches(h.product)]  # the pool's matches, then the rest
+    want += [p.id for p in cat3k.products if f.matches(p) and p.id not in want]
+    assert [h.product.id for h in hits] == want[:50]
+    p = cat3k.products[5]
+    for f in (f, SearchFilters(category=p.leaf_category.lower(), min_price=p.price - 5),
+              SearchFilters(features=tuple(p.attributes.values())[:2], max_ship_days=5),
+              SearchFilters(min_price=p.price - 2, max_price=p.price + 2, min_rating=3.0)):
+        assert eng.matching_rows(f).tolist() == [i for i, q in enumerate(cat3k.products) if f.matches(q)]
 
 
 def test_bm25_cache_loads_memory_mapped(tmp_path, monkeypatch):

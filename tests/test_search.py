@@ -171,10 +171,12 @@ def test_filter_category_levels_prefixes_case(engine):
     hits = engine.search("voltedge", filters=SearchFilters(category="electronics"), limit=50)
     cats = {h.product.category for h in hits}
     assert {CHARGERS, CABLES} <= cats and all(c[0] == "Electronics" for c in cats)
-    # a level also matches by whole words: "chargers" ~ "Chargers & Power" / "Wall Chargers"
+    # a level also matches by whole words, singular or plural: "chargers" / "charger" ~ "Chargers & Power"
     hits = engine.search("voltedge", filters=SearchFilters(category="CHARGERS"), limit=50)
     assert hits and all(h.product.category == CHARGERS for h in hits)
-    assert engine.search("voltedge", filters=SearchFilters(category="charger"), limit=50) == []
+    assert ids(engine.search("voltedge", filters=SearchFilters(category="wall charger"), limit=50)) == ids(hits)
+    assert all(h.product.category == FRYERS for h in engine.search("x", filters=SearchFilters(category="air fryer")))
+    assert engine.search("voltedge", filters=SearchFilters(category="charge"), limit=50) == []
     assert engine.search("voltedge", filters=SearchFilters(category="Electronics > Wall Chargers"), limit=50) == []
     assert engine.search("voltedge", filters=SearchFilters(category="Power > Electronics"), limit=50) == []
 
@@ -215,19 +217,45 @@ def test_filter_attributes_and_combined(engine):
     assert engine.search("charger", filters=SearchFilters(attributes={"color": "Purple"}), limit=50) == []
 
 
-def test_depth_bounds_the_pool(engine):
+def test_depth_bounds_the_pool(engine, catalog):
     full = engine.search("black", depth=200, limit=200)
     assert len(full) > 10
     for depth in (1, 3, 8):
         assert len(engine.search("black", depth=depth, limit=50)) <= depth
         pool = ids(engine.search("black", depth=depth, limit=depth))
         assert pool == ids(full)[:depth]
-    # post-filtering: a filter that matches only lower-ranked items comes back short at small depth
+    # filters reach past the depth: every match comes back, those among the query's `depth`
+    # best candidates first (by relevance), the rest after them in catalogue order
     f = SearchFilters(category="Tank Tops")
-    deep = engine.search("usb-c black", filters=f, depth=200, limit=50)
-    shallow = engine.search("usb-c black", filters=f, depth=5, limit=50)
-    assert len(deep) > len(shallow)
-    assert set(ids(shallow)) <= set(ids(engine.search("usb-c black", depth=5, limit=5)))
+    tops = [p.id for p in catalog.products if p.category == TOPS]  # catalogue order
+    deep = engine.search_page("usb-c black", filters=f, depth=200, limit=50)
+    shallow = engine.search_page("usb-c black", filters=f, depth=5, limit=50)
+    assert sorted(ids(deep.hits)) == sorted(ids(shallow.hits)) == sorted(tops) and deep.total == len(tops)
+    assert deep.ranked > shallow.ranked
+    pool5 = ids(engine.search("usb-c black", depth=5, limit=5))
+    assert ids(shallow.hits)[: shallow.ranked] == [i for i in pool5 if i in tops]
+    rest = shallow.hits[shallow.ranked:]
+    assert all(h.score == 0.0 for h in rest) and ids(rest) == [i for i in tops if i not in pool5]
+
+
+def test_pages_cover_every_match_once(engine, catalog):
+    f = SearchFilters(max_price=60)
+    everything = [p.id for p in catalog.products if p.price <= 60]
+    for depth in (3, 200):
+        seen, offset = [], 0
+        while offset is not None:
+            page = engine.search_page("black charger", filters=f, depth=depth, limit=4, offset=offset)
+            assert page.total == len(everything) and len(page.hits) <= 4
+            seen += ids(page.hits)
+            offset = page.next_offset
+        assert sorted(seen) == sorted(everything) and len(seen) == len(set(seen))
+    # without filters the pages end at the depth
+    page = engine.search_page("black", depth=6, limit=4, offset=4)
+    assert page.total == 6 and len(page.hits) == 2 and page.next_offset is None
+    assert ids(page.hits) == ids(engine.search("black", depth=6, limit=6))[4:]
+    assert engine.search_page("black", depth=6, limit=4, offset=50).hits == []
+    with pytest.raises(ValueError, match="offset"):
+        engine.search_page("black", offset=-1)
 
 
 # ------------------------------------------------------------------ cache

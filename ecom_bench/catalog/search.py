@@ -1,18 +1,23 @@
 """Hybrid catalogue search: FAISS semantic + BM25 lexical, fused by reciprocal rank.
 
-``SearchEngine.search(query, filters=..., depth=d, limit=k)``:
+``SearchEngine.search_page(query, filters=..., depth=d, limit=k, offset=o)``:
 
 1. semantic: the query embedding's top-``depth`` products by cosine (FAISS);
 2. lexical: the top-``depth`` products by BM25 (bm25s, numpy backend) over the same
    ``Product.search_text()``; query words absent from the vocabulary are also tried
    with their closest vocabulary spellings (one edit: drop/insert/swap/replace a char),
    at half weight, so a typo'd brand still matches;
-3. reciprocal-rank fusion, ``score = Σ 1/(RRF_K + rank)``, ranks from 1;
-4. the first ``depth`` fused candidates are the pool; the filters are applied to that
-   pool only (post-filtering, deliberately: ``depth`` is the design's difficulty axis
-   top_k(d) "retrieval depth", so at small depth a vague query with tight filters
-   can come back short, and the agent has to query better);
-5. the first ``limit`` survivors are returned.
+3. reciprocal-rank fusion, ``score = Σ 1/(RRF_K + rank)``, ranks from 1; the first
+   ``depth`` fused candidates are the pool;
+4. without filters, the results are the pool. With filters, they are every product of
+   the catalogue that passes them: first those in the pool, by relevance, then the rest
+   in catalogue order. A filter is a promise ("only products of this brand"): applied
+   to the pool alone it would hide qualifying products behind a short list that looks
+   complete. ``depth`` (the design's difficulty axis top_k(d), "retrieval depth") thus
+   bounds the free text's reach: how many products a query can find by its words, and
+   how many filter matches come ranked by relevance before the rest;
+5. results ``offset + 1 .. offset + limit`` are returned, with the total they are part
+   of (`SearchPage`); ``search(...)`` is the first page's hits.
 
 Ordering is deterministic: fused score descending, ties by catalogue index.
 The vector index and BM25 are built lazily, once per engine (thread-safe); the vector
@@ -30,6 +35,7 @@ import uuid
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -45,7 +51,7 @@ from ecom_bench.catalog.models import Product
 if TYPE_CHECKING:
     from ecom_bench.catalog.catalog import Catalog
 
-__all__ = ["RRF_K", "SearchEngine", "SearchFilters", "SearchHit", "tokenize", "tokenize_corpus"]
+__all__ = ["RRF_K", "SearchEngine", "SearchFilters", "SearchHit", "SearchPage", "tokenize", "tokenize_corpus"]
 
 log = logging.getLogger(__name__)
 
@@ -116,34 +122,59 @@ def _levels(path: str) -> tuple[str, ...]:
     return tuple(_norm(x) for x in str(path).split(">") if x.strip())
 
 
+@lru_cache(maxsize=65536)
+def _singular(word: str) -> str:
+    """The word as one item is called ("chargers" -> "charger", "mice" -> "mouse"; pair and
+    mass nouns, codes and singulars as they are): a shopper's "wall charger" names the
+    category "Wall Chargers"."""
+    from ecom_bench.catalog.naming import noun_from
+
+    return noun_from(word).one.casefold()
+
+
+@lru_cache(maxsize=65536)
 def _words(level: str) -> frozenset[str]:
-    return frozenset(_PART_RE.findall(level))
+    return frozenset(map(_singular, _PART_RE.findall(level)))
 
 
 def _level_matches(want: str, have: str) -> bool:
-    """Equal, or every word of `want` is a word of `have` ("chargers" ~ "Chargers & Power")."""
+    """Equal, or every word of `want` is a word of `have`, singular or plural alike
+    ("chargers" ~ "Chargers & Power", "mouse" ~ "Mice")."""
     if want == have:
         return True
     w = _words(want)
     return bool(w) and w <= _words(have)
 
 
+def _path_matches(want: tuple[str, ...], path: Sequence[str]) -> bool:
+    """Whether the levels `want` match a contiguous run of the category `path`'s levels."""
+    levels = tuple(_norm(c) for c in path)
+    n, m = len(levels), len(want)
+    return any(all(_level_matches(want[j], levels[i + j]) for j in range(m)) for i in range(n - m + 1))
+
+
 @dataclass(frozen=True)
 class SearchFilters:
-    """Hard constraints applied to the retrieved pool.
+    """Hard constraints, applied to the whole catalogue (`SearchEngine.matching_rows`).
 
     * `category`: case-insensitive; matches when its levels (split on ">") match a
       contiguous run of the product's category path, so a single level ("Wall
       Chargers"), a prefix ("Electronics > Chargers & Power") or an inner run all match.
       A level matches when equal, or when all its words are words of the product's
-      level: "chargers" matches "Chargers & Power" and "Wall Chargers" (no stemming:
-      "charger" does not).
+      level, singular or plural alike: "chargers" and "charger" match "Chargers & Power"
+      and "Wall Chargers", "mouse" matches "Mice".
     * `brand`: case-insensitive exact match on `Product.brand`.
-    * `min_price` / `max_price`: inclusive bounds on the product's base price.
+    * `min_price` / `max_price`: inclusive bounds on the price the product is bought at: its
+      listed price, or, when `features` names values of its variants, the price of one of
+      those variants (a charger listed at $27 whose USB-C variant costs $24 is found under
+      max_price=25 with features=["USB-C"], not without: bought as listed it costs $27).
     * `min_rating`: inclusive lower bound on the average rating.
     * `max_ship_days`: inclusive upper bound on shipping days.
     * `attributes`: every key must be present on `Product.attributes` with an equal
       value, both compared case-insensitively.
+    * `features`: every value must be one the product can be bought with, whatever the
+      attribute: one of its attributes' values or one of its variants' (case-insensitive),
+      so a shopper's "USB-C" finds a charger sold in USB-C and Lightning.
     """
 
     category: str | None = None
@@ -153,6 +184,7 @@ class SearchFilters:
     min_rating: float | None = None
     max_ship_days: int | None = None
     attributes: Mapping[str, str] | None = None
+    features: tuple[str, ...] | None = None
 
     @property
     def is_empty(self) -> bool:
@@ -164,7 +196,13 @@ class SearchFilters:
             and self.min_rating is None
             and self.max_ship_days is None
             and not self.attributes
+            and not self.wanted_features
         )
+
+    @property
+    def wanted_features(self) -> tuple[str, ...]:
+        """The non-blank `features`, folded."""
+        return tuple(dict.fromkeys(_norm(v) for v in self.features or () if v.strip()))
 
     def compile(self) -> _CompiledFilters:
         return _CompiledFilters(self)
@@ -174,7 +212,7 @@ class SearchFilters:
 
 
 class _CompiledFilters:
-    __slots__ = ("cat", "brand", "lo", "hi", "rating", "ship", "attrs")
+    __slots__ = ("cat", "brand", "lo", "hi", "rating", "ship", "attrs", "features")
 
     def __init__(self, f: SearchFilters) -> None:
         self.cat = _levels(f.category) if f.category and f.category.strip() else None
@@ -184,15 +222,14 @@ class _CompiledFilters:
         self.rating = f.min_rating
         self.ship = f.max_ship_days
         self.attrs = {_norm(k): _norm(v) for k, v in f.attributes.items()} if f.attributes else None
+        self.features = f.wanted_features
 
     def column_mask(self, catalog: Catalog, rows: np.ndarray) -> np.ndarray:
         """The price, rating, shipping and brand tests on the catalogue's columns for `rows`
         (the same comparisons `__call__` makes on a product)."""
         ok = np.ones(rows.size, dtype=bool)
-        if self.lo is not None:
-            ok &= ~(catalog.prices[rows] < self.lo)
-        if self.hi is not None:
-            ok &= ~(catalog.prices[rows] > self.hi)
+        if self.lo is not None or self.hi is not None:
+            ok &= self._priced_within(catalog, rows)
         if self.rating is not None:
             ok &= ~(catalog.ratings[rows] < self.rating)
         if self.ship is not None:
@@ -201,10 +238,35 @@ class _CompiledFilters:
             ok &= catalog.folded_brands[rows] == self.brand
         return ok
 
+    def _in_range(self, prices: np.ndarray) -> np.ndarray:
+        ok = np.ones(prices.shape, dtype=bool)
+        if self.lo is not None:
+            ok &= ~(prices < self.lo)
+        if self.hi is not None:
+            ok &= ~(prices > self.hi)
+        return ok
+
+    def _priced_within(self, catalog: Catalog, rows: np.ndarray) -> np.ndarray:
+        """For each of `rows`: is the price it is bought at in range (`SearchFilters`)?"""
+        ok = self._in_range(catalog.prices[rows])
+        if not self.features or not rows.size:
+            return ok
+        owner, flat = catalog.variants_of(rows)
+        chosen = np.isin(catalog.folded_variant_values[flat], np.array(self.features, dtype=object))
+        has_chosen = np.zeros(rows.size, dtype=bool)
+        has_chosen[owner[chosen]] = True
+        within = np.zeros(rows.size, dtype=bool)
+        within[owner[chosen & self._in_range(catalog.variant_prices[flat])]] = True
+        return np.where(has_chosen, within, ok)
+
+    def _bought_prices(self, p: Product) -> list[float]:
+        """The prices `p` is bought at: its features' variants', or else its listing's."""
+        chosen = [v.price for v in p.variants if _norm(v.value) in self.features] if self.features else []
+        return chosen or [p.price]
+
     def __call__(self, p: Product) -> bool:
-        if self.lo is not None and p.price < self.lo:
-            return False
-        if self.hi is not None and p.price > self.hi:
+        if (self.lo is not None or self.hi is not None) and not self._in_range(
+                np.array(self._bought_prices(p))).any():
             return False
         if self.rating is not None and p.rating < self.rating:
             return False
@@ -212,29 +274,52 @@ class _CompiledFilters:
             return False
         if self.brand is not None and _norm(p.brand) != self.brand:
             return False
-        if self.cat is not None:
-            levels = tuple(_norm(c) for c in p.category)
-            n, m = len(levels), len(self.cat)
-            if not any(
-                all(_level_matches(self.cat[j], levels[i + j]) for j in range(m)) for i in range(n - m + 1)
-            ):
-                return False
+        if self.cat is not None and not _path_matches(self.cat, p.category):
+            return False
         if self.attrs:
             have = {_norm(k): _norm(v) for k, v in p.attributes.items()}
             for k, v in self.attrs.items():
                 if have.get(k) != v:
                     return False
+        if self.features:
+            offered = {_norm(v) for v in p.attributes.values()} | {_norm(v.value) for v in p.variants}
+            if not offered.issuperset(self.features):
+                return False
         return True
 
 
 @dataclass(frozen=True)
 class SearchHit:
     product: Product
-    score: float
+    score: float  # the fused relevance score; 0.0 for a filter match beyond the search's depth
 
     @property
     def product_id(self) -> str:
         return self.product.id
+
+
+@dataclass(frozen=True)
+class SearchPage:
+    """One page of a search, and what it says about the rest.
+
+    `total` is how many products the search reaches: with filters, every product in the
+    catalogue that passes them; without, the `depth` candidates of the query. The first
+    `ranked` of them are ordered by relevance to the query (they are among its `depth`
+    best candidates); the rest are filter matches in catalogue order. `hits` are results
+    ``offset + 1`` to ``offset + len(hits)``.
+    """
+
+    hits: list[SearchHit]
+    total: int
+    ranked: int
+    offset: int
+    filtered: bool
+
+    @property
+    def next_offset(self) -> int | None:
+        """Where the next page starts, or None when this one is the last."""
+        end = self.offset + len(self.hits)
+        return end if end < self.total else None
 
 
 # ---------------------------------------------------------------------------- engine
@@ -581,6 +666,9 @@ class _Lexical:
 #: Distinct (query, depth) candidate pools a `SearchEngine` keeps (~3 KB each at depth 200).
 POOL_CACHE = 1024
 
+#: Distinct category filters whose matching category paths a `SearchEngine` keeps.
+CATEGORY_CACHE = 4096
+
 #: Catalogues from this size keep their BM25 index on disk (smaller ones build it in < 1 s).
 LEXICAL_CACHE_MIN = 50_000
 
@@ -619,6 +707,10 @@ class SearchEngine:
         #: single-query candidate pools by (query, depth), most recent last (see `_pool_of`)
         self._pools: OrderedDict[tuple[str, int], tuple[np.ndarray, np.ndarray]] = OrderedDict()
         self._plock = threading.Lock()
+        #: category filter (levels) -> the codes of the category paths it matches (`_category_codes`)
+        self._categories: dict[tuple[str, ...], np.ndarray] = {}
+        self._brand_codes: tuple[np.ndarray, list[str]] | None = None
+        self._spans: tuple[np.ndarray, np.ndarray] | None = None
 
     # -- lazy parts -------------------------------------------------------------
     @property
@@ -687,23 +779,121 @@ class SearchEngine:
                 out[r] = row[row >= 0][:depth]
         return out
 
-    def _finish(
-        self, pool: list[tuple[int, float]], filters: SearchFilters | None, limit: int
-    ) -> list[SearchHit]:
+    def _finish(self, pool: list[tuple[int, float]], filters: SearchFilters | None, limit: int,
+                offset: int = 0) -> SearchPage:
+        """The page of results ``offset + 1 .. offset + limit``: the pool's candidates, or, with
+        filters, every catalogue product that passes them, the pool's first (by relevance)."""
         products = self.catalog.products
-        check = filters.compile() if filters is not None and not filters.is_empty else None
-        if check is not None and pool:  # the column tests first: products are made only for the rest
-            keep = check.column_mask(self.catalog, np.fromiter((i for i, _ in pool), np.int64, len(pool)))
-            pool = [c for c, ok in zip(pool, keep.tolist(), strict=True) if ok]
-        hits: list[SearchHit] = []
-        for i, s in pool:
-            p = products[i]
-            if check is None or check(p):
-                hits.append(SearchHit(p, float(s)))
-                if len(hits) >= limit:
-                    break
-        return hits
+        if filters is None or filters.is_empty:
+            page = pool[offset : offset + limit]
+            return SearchPage([SearchHit(products[i], float(s)) for i, s in page], len(pool), len(pool), offset,
+                              filtered=False)
+        ok = self._match_mask(filters)
+        pool_rows = np.fromiter((i for i, _ in pool), np.int64, len(pool))
+        keep = ok[pool_rows]
+        ranked = [c for c, k in zip(pool, keep.tolist(), strict=True) if k]
+        total = int(np.count_nonzero(ok))
+        hits = [SearchHit(products[i], float(s)) for i, s in ranked[offset : offset + limit]]
+        if len(hits) < limit and offset + len(hits) < total:  # the filter matches beyond the pool
+            ok[pool_rows] = False
+            start = max(0, offset - len(ranked))
+            hits += [SearchHit(products[i], 0.0)
+                     for i in np.flatnonzero(ok)[start : start + limit - len(hits)].tolist()]
+        return SearchPage(hits, total, len(ranked), offset, filtered=True)
 
+    # -- exhaustive filtering ------------------------------------------------------
+    def matching_rows(self, filters: SearchFilters) -> np.ndarray:
+        """Every catalogue row that passes `filters` (ascending)."""
+        return np.flatnonzero(self._match_mask(filters))
+
+    def matches_category(self, category: str) -> bool:
+        """Whether some product's category path matches `category` (as the filter reads it)."""
+        return bool(category.strip()) and bool(self._category_codes(_levels(category)).size)
+
+    def similar_categories(self, category: str, n: int = 5) -> list[str]:
+        """Up to `n` category names (levels of the catalogue's paths) sharing the most words with
+        `category`, singular or plural alike: what to offer when it names no category ("green
+        tea bags" -> "Green Tea"). Ties: fewer other words first, then by name."""
+        want = set().union(*(_words(level) for level in _levels(category))) if category.strip() else set()
+        names = {name for path in self.catalog.category_paths for name in path}
+        scored = [(-len(want & _words(_norm(name))), len(_words(_norm(name)) - want), name) for name in names]
+        return [name for shared, _, name in sorted(scored) if shared < 0][:n]
+
+    def _match_mask(self, filters: SearchFilters) -> np.ndarray:
+        """A fresh bool mask over the catalogue: which products pass `filters`. The category and
+        brand tests read per-catalogue codes (a lookup per distinct path or brand, then one
+        gather), the others the catalogue's columns: no `Product` is made (but for `attributes`)."""
+        check = filters.compile()
+        n = len(self.catalog)
+        ok = np.ones(n, dtype=bool)
+        if check.cat is not None:
+            lut = np.zeros(len(self.catalog.category_paths), dtype=bool)
+            lut[self._category_codes(check.cat)] = True
+            ok = lut[self.catalog.category_codes] if n else ok
+        if check.brand is not None:
+            codes, names = self._brands
+            lut = np.fromiter((b == check.brand for b in names), bool, len(names))
+            ok &= lut[codes] if len(names) else False
+        for value in check.features:
+            ok &= self.catalog.offering_any(value)
+        if check.rating is not None:
+            ok &= ~(self.catalog.ratings < check.rating)
+        if check.ship is not None:
+            ok &= ~(self.catalog.ship_days > check.ship)
+        if check.lo is not None or check.hi is not None:
+            cheapest, dearest = self._price_spans
+            if check.hi is not None:
+                ok &= ~(cheapest > check.hi)
+            if check.lo is not None:
+                ok &= ~(dearest < check.lo)
+            rows = np.flatnonzero(ok)  # the spans bound every price a product is bought at: now the exact test
+            ok[rows[~check._priced_within(self.catalog, rows)]] = False
+        if check.attrs:
+            products = self.catalog.products
+            for i in np.flatnonzero(ok).tolist():
+                ok[i] = check(products[i])
+        return ok
+
+    def _category_codes(self, want: tuple[str, ...]) -> np.ndarray:
+        """The codes of the catalogue's category paths that `want` matches (kept per `want`)."""
+        got = self._categories.get(want)
+        if got is None:
+            paths = self.catalog.category_paths
+            got = np.array([c for c, path in enumerate(paths) if _path_matches(want, path)], dtype=np.int64)
+            with self._plock:
+                if len(self._categories) >= CATEGORY_CACHE:
+                    self._categories.clear()
+                self._categories[want] = got
+        return got
+
+    @property
+    def _price_spans(self) -> tuple[np.ndarray, np.ndarray]:
+        """Each product's lowest and highest price, its listing's or a variant's (built once):
+        they bound any price it is bought at, so a price filter first drops, by one comparison
+        per product, those that cannot pass."""
+        if self._spans is None:
+            with self._plock:
+                if self._spans is None:
+                    catalog = self.catalog
+                    cheapest, dearest = catalog.prices.copy(), catalog.prices.copy()
+                    owner, flat = catalog.variants_of(np.arange(len(catalog)))
+                    np.minimum.at(cheapest, owner, catalog.variant_prices[flat])
+                    np.maximum.at(dearest, owner, catalog.variant_prices[flat])
+                    self._spans = (cheapest, dearest)
+        return self._spans
+
+    @property
+    def _brands(self) -> tuple[np.ndarray, list[str]]:
+        """Each product's brand as a code, and the codes' folded brand names (built once)."""
+        if self._brand_codes is None:
+            with self._plock:
+                if self._brand_codes is None:
+                    enc = pc.dictionary_encode(self.catalog.table.column("brand").combine_chunks())
+                    codes = np.asarray(enc.indices.to_numpy(zero_copy_only=False), dtype=np.int64)
+                    self._brand_codes = (codes, [_norm(b) for b in enc.dictionary.to_pylist()])
+        return self._brand_codes
+
+    # -- search -------------------------------------------------------------------
     def search(
         self,
         query: str,
@@ -712,8 +902,26 @@ class SearchEngine:
         depth: int = 200,
         limit: int = 10,
     ) -> list[SearchHit]:
-        """Hybrid search; `depth` bounds the candidate pool the filters see."""
+        """Hybrid search: the first `limit` results (`search_page`'s first page)."""
         return self.search_batch([query], filters=filters, depth=depth, limit=limit)[0]
+
+    def search_page(
+        self,
+        query: str,
+        *,
+        filters: SearchFilters | None = None,
+        depth: int = 200,
+        limit: int = 10,
+        offset: int = 0,
+    ) -> SearchPage:
+        """Results ``offset + 1 .. offset + limit`` of the search, with how many there are in all."""
+        query = self._check_query(query)
+        depth = _check_positive("depth", depth)
+        limit = _check_positive("limit", limit)
+        if isinstance(offset, bool) or not isinstance(offset, (int, np.integer)) or offset < 0:
+            raise ValueError(f"offset must be a non-negative integer, got {offset!r}")
+        pool = self._pool_of(query, depth) if len(self.catalog) else []
+        return self._finish(pool, filters, limit, int(offset))
 
     def search_batch(
         self,
@@ -745,14 +953,14 @@ class SearchEngine:
         if len(self.catalog) == 0:
             return [[] for _ in qs]
         if len(qs) == 1:
-            return [self._finish(self._pool_of(qs[0], depth), per_query[0], limit)]
+            return [self._finish(self._pool_of(qs[0], depth), per_query[0], limit).hits]
         qvecs = self.embedder.encode(qs)
         sem = self._semantic(qvecs, depth)
         lex = self.lexical
         out: list[list[SearchHit]] = []
         for r, q in enumerate(qs):
             pool = self._fuse(sem[r], lex.top(q, depth), depth)
-            out.append(self._finish(pool, per_query[r], limit))
+            out.append(self._finish(pool, per_query[r], limit).hits)
         return out
 
     def clear_query_cache(self) -> None:

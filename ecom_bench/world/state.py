@@ -183,24 +183,46 @@ class World:
 
     # --- search ------------------------------------------------------------
     def search(self, query: str, filters: Any, limit: int) -> list[Product]:
-        """Hybrid catalogue search at this episode's difficulty.
+        """The first page of `search_page`."""
+        return self.search_page(query, filters, limit).products
+
+    def search_page(self, query: str, filters: Any, limit: int, offset: int = 0) -> ResultPage:
+        """Hybrid catalogue search at this episode's difficulty (`SearchEngine.search_page`).
 
         Retrieval depth is top_k(d); a share ε_rank(d) of the page is replaced by
         look-alike distractors (same leaf category, passing the filters), placed
-        deterministically from (episode seed, query, filters).
+        deterministically from (episode seed, query, filters, offset). The next page
+        starts after the last search result this one kept, so none is skipped.
         """
         if self.search_engine is None:
             raise RuntimeError("this world has no search engine")
-        hits = self.search_engine.search(query, filters=filters, depth=self.difficulty.top_k, limit=limit)
-        products = [h.product for h in hits]
-        return inject_distractors(self, products, query, filters, limit)
+        page = self.search_engine.search_page(query, filters=filters, depth=self.difficulty.top_k, limit=limit,
+                                              offset=offset)
+        found = [h.product for h in page.hits]
+        shown = inject_distractors(self, found, query, filters, limit, offset)
+        kept = {p.id for p in shown}
+        end = offset + sum(1 for p in found if p.id in kept)
+        return ResultPage(shown, page.total, page.ranked, offset, end if end < page.total else None, page.filtered)
 
 
-def inject_distractors(world: World, products: list[Product], query: str, filters: Any, limit: int) -> list[Product]:
+@dataclass(frozen=True)
+class ResultPage:
+    """One page of a catalogue search as the agent gets it."""
+
+    products: list[Product]
+    total: int  # products the search reaches: every filter match, or the query's top_k without filters
+    ranked: int  # how many of them come ordered by relevance to the query (the rest: catalogue order)
+    offset: int
+    next_offset: int | None  # where the next page starts; None on the last
+    filtered: bool
+
+
+def inject_distractors(world: World, products: list[Product], query: str, filters: Any, limit: int,
+                       offset: int = 0) -> list[Product]:
     eps = world.difficulty.eps_rank
     if eps <= 0 or not products:
         return products
-    rng = seeded_rng(world.seed, "distractors", query.lower(), repr(filters))
+    rng = seeded_rng(world.seed, "distractors", query.lower(), repr(filters), *([offset] if offset else []))
     expected = eps * min(limit, max(len(products), 1))
     n = int(expected) + (1 if rng.random() < expected - int(expected) else 0)
     if n == 0:
@@ -221,7 +243,6 @@ def distractor_pool(catalog: Catalog, shown: list[Product], filters: Any) -> Seq
     """The products of the first hit's leaf category that are not `shown` and pass `filters`, in
     catalogue order: the leaf's rows and the filters' column tests from per-catalogue arrays
     (`envs._catalog_index`), so a search does not walk the leaf in Python."""
-    from ecom_bench.catalog.catalog import fold
     from ecom_bench.envs._catalog_index import RowProducts, catalog_index, rows_of
 
     index = catalog_index(catalog)
@@ -229,16 +250,7 @@ def distractor_pool(catalog: Catalog, shown: list[Product], filters: Any) -> Seq
     rows = rows[~np.isin(rows, rows_of(catalog, (p.id for p in shown)))]
     if filters is None or not hasattr(filters, "matches"):
         return RowProducts(catalog, rows)
-    bounds = [(catalog.prices, getattr(filters, "min_price", None), np.greater_equal),
-              (catalog.prices, getattr(filters, "max_price", None), np.less_equal),
-              (catalog.ratings, getattr(filters, "min_rating", None), np.greater_equal),
-              (catalog.ship_days, getattr(filters, "max_ship_days", None), np.less_equal)]
-    for column, bound, keep in bounds:
-        if bound is not None:
-            rows = rows[keep(column[rows], bound)]
-    brand = getattr(filters, "brand", None)
-    if brand and brand.strip():
-        rows = rows[catalog.folded_brands[rows] == fold(brand)]
+    rows = rows[filters.compile().column_mask(catalog, rows)]  # price (as bought), rating, days, brand
     category = getattr(filters, "category", None)
     if category and category.strip() and len(rows):
         # the category test reads only the product's path: decide it once per distinct path
@@ -246,6 +258,6 @@ def distractor_pool(catalog: Catalog, shown: list[Product], filters: Any) -> Seq
         first = {c: int(r) for c, r in zip(codes[::-1].tolist(), rows[::-1].tolist())}
         passing = [c for c, r in first.items() if type(filters)(category=category).matches(catalog.products[r])]
         rows = rows[np.isin(codes, passing)]
-    if getattr(filters, "attributes", None):
+    if getattr(filters, "attributes", None) or getattr(filters, "features", None):
         rows = np.array([r for r in rows.tolist() if filters.matches(catalog.products[r])], dtype=np.int64)
     return RowProducts(catalog, rows)

@@ -7,7 +7,9 @@ It parses the customer's constraints from their sentences (budget, stars, days, 
 "the <feature> must be <value>"), searches with the matching filters, checks the
 details of products whose features it cannot see in the results, re-checks stock of
 anything it saw before the customer last spoke, and recommends the best
-constraint-satisfying in-stock hits, ranked by the dimensions the customer stated.
+constraint-satisfying in-stock hits, ranked by the dimensions the customer stated. A
+budget is checked on what the customer would pay: the price of the variant with a value
+they asked for (`variant_prices`), else the listed price.
 E_SUB subclasses it (`subject`, `excluded`).
 """
 
@@ -157,10 +159,19 @@ class RankingHeuristic:
         label = label.strip().lower()
         wants.attrs = [(lab, v) for lab, v in wants.attrs if lab != label] + [(label, value.strip())]
 
+    @staticmethod
+    def price_of(wants: Wants, d: dict[str, Any]) -> float:
+        """What the customer would pay: the price of the variant with a value they asked for
+        (`variant_prices`, shown when variants are priced apart), else the listed price."""
+        prices = d.get("variant_prices") or {}
+        wanted = {value.lower() for _, value in wants.attrs}
+        return next((prices[vid] for vid, value in (d.get("variants") or {}).items()
+                     if vid in prices and str(value).lower() in wanted), d["price"])
+
     def _check(self, wants: Wants, d: dict[str, Any]) -> tuple[int, int]:
         """(constraints broken, constraints not yet checkable) for one product record."""
         bad = unknown = 0
-        bad += wants.budget is not None and d["price"] > wants.budget
+        bad += wants.budget is not None and self.price_of(wants, d) > wants.budget
         bad += wants.min_rating is not None and d["rating"] < wants.min_rating
         bad += wants.max_days is not None and d["ship_days"] > wants.max_days
         bad += wants.brand is not None and d["brand"].lower() != wants.brand.lower()
@@ -181,10 +192,22 @@ class RankingHeuristic:
     @staticmethod
     def _taste(wants: Wants, d: dict[str, Any]) -> float:
         """A stand-in for the unknown persona: the dimensions the customer stated weigh double."""
-        price = 1 - d["price"] / wants.budget if wants.budget else 0.5 * (1 - min(d["price"], 200) / 200)
+        paid = RankingHeuristic.price_of(wants, d)
+        price = 1 - paid / wants.budget if wants.budget else 0.5 * (1 - min(paid, 200) / 200)
         rating = (d["rating"] - 1) / 4 * (2 if wants.min_rating else 1)
         speed = (10 - d["ship_days"]) / 9 * (2 if wants.max_days else 1)
         return 2 * price + rating + speed
+
+    def next_search(self, wants: Wants, messages: list[Message], searches: set[str], n_ok: int,
+                    any_graded: bool) -> dict[str, Any] | None:
+        """The next catalog_search to make, or None: the request's words with the features, then
+        without them while fewer than k products are known to fit, then unfiltered if nothing came back."""
+        for with_features, filtered in ((True, True), (False, True), (False, False)):
+            args = wants.search_args(with_features, filtered)
+            if (json.dumps(args, sort_keys=True) not in searches and (with_features or n_ok < wants.k)
+                    and (filtered or not any_graded)):
+                return args
+        return None
 
     # ----------------------------------------------------------------- act
     def act(self, messages: list[Message], hidden: dict[str, Any] | None, status: EpisodeStatus) -> AgentAction:
@@ -211,12 +234,9 @@ class RankingHeuristic:
         graded = {pid: (*self._check(wants, d), -self._taste(wants, d)) for pid, d in usable.items()
                   if d["in_stock"]}
         ok = sorted((g[2], pid) for pid, g in graded.items() if g[0] == 0 and g[1] == 0)
-        for with_features, filtered in ((True, True), (False, True), (False, False)):
-            args = wants.search_args(with_features, filtered)
-            key = json.dumps(args, sort_keys=True)
-            if key not in searches and (with_features or len(ok) < wants.k) and (filtered or not graded):
-                if room > 0 or not last_chance:
-                    return need(_call("catalog_search", n, **args))
+        search = self.next_search(wants, messages, searches, len(ok), bool(graded))
+        if search is not None and (room > 0 or not last_chance):
+            return need(_call("catalog_search", n, **search))
         maybe = sorted((g[2], pid) for pid, g in graded.items() if g[0] == 0 and g[1] > 0)
         if len(ok) < wants.k and maybe and (room > 0 or not last_chance):
             if room <= 0:
