@@ -52,7 +52,9 @@ class Slot:
     key: str
     label: str  # as the policy text names it: "order subtotal"
     statement: str  # how the customer says it: "my order subtotal is {value}"
-    keywords: tuple[str, ...]  # words of a question that asks about it (matched as word prefixes)
+    # words that name this fact wherever a question uses them (word prefixes); the phrasings whose
+    # meaning depends on context ("how much", "when", "where") are read by envs/policy/questions.py
+    keywords: tuple[str, ...]
     choices: tuple[str, ...] = ()  # a categorical slot's values (unique across slots)
     unit: str = ""  # a numeric slot's unit: "$", "lb", "item", "day", "month", "order"
     lo: float = 0.0
@@ -118,56 +120,88 @@ def _slots(*slots: Slot) -> dict[str, Slot]:
 
 
 SLOTS: dict[str, Slot] = _slots(
-    Slot("subtotal", "order subtotal", "my order subtotal is {value}", ("subtotal", "total", "order value", "spend"),
+    Slot("subtotal", "order subtotal", "my order subtotal is {value}",
+         ("subtotal", "sub-total", "order total", "grand total", "order value", "basket total", "cart total"),
          unit="$", lo=15, hi=400, decimals=2),
-    Slot("weight", "package weight", "the package weighs {value}", ("weigh", "heavy", "pound", "lb"),
+    Slot("weight", "package weight", "the package weighs {value}", ("weigh", "heavy", "heavier"),
          unit="lb", lo=1, hi=60, decimals=1, per="per lb the package weighs"),
-    Slot("items", "number of items", "there are {value} in the order", ("how many item", "number of item", "items",
-         "pieces"), unit="item", lo=1, hi=12, per="per item in the order"),
+    Slot("items", "number of items", "there are {value} in the order",
+         ("number of item", "item count", "quantity", "how many item", "how many piece", "how many product",
+          "how many thing", "how many unit"),
+         unit="item", lo=1, hi=12, per="per item in the order"),
     Slot("days_since_delivery", "days since delivery", "it was delivered {value} ago",
-         ("deliver", "receiv", "arriv", "days ago", "when"), unit="day", lo=1, hi=60, per="per day since delivery"),
+         ("days since deliver", "delivery date", "date of delivery", "since it arrived", "since it was delivered",
+          "since you received"),
+         unit="day", lo=1, hi=60, per="per day since delivery"),
     Slot("days_since_purchase", "days since purchase", "I bought it {value} ago",
-         ("purchas", "bought", "buy", "when", "days ago"), unit="day", lo=1, hi=45, per="per day since purchase"),
-    Slot("item_price", "item price", "the item cost {value}", ("price", "cost", "paid", "how much"),
+         ("days since purchas", "days since you bought", "purchase date", "date of purchase", "order date",
+          "since you bought", "since you purchased", "since you ordered"),
+         unit="day", lo=1, hi=45, per="per day since purchase"),
+    Slot("item_price", "item price", "the item cost {value}",
+         ("item price", "purchase price", "retail price", "full price", "item cost", "price of the item",
+          "price of the product"),
          unit="$", lo=10, hi=900, decimals=2, per="per dollar of the item price"),
     Slot("price_gap", "price difference", "the competitor sells it for {value} less",
-         ("differen", "cheaper", "lower", "less", "gap"), unit="$", lo=3, hi=150, decimals=2),
-    Slot("item_age", "item age", "I've had it for {value}", ("how long", "month", "age", "old", "had it"),
+         ("price difference", "price gap", "difference in price", "undercut", "price beat", "how much cheaper",
+          "how much lower", "how much less"),
+         unit="$", lo=3, hi=150, decimals=2),
+    Slot("item_age", "item age", "I've had it for {value}", ("item age", "how old", "had it for", "owned it for"),
          unit="month", lo=1, hi=36, per="per month of item age"),
     Slot("orders_year", "order count over the past 12 months", "I placed {value} in the past 12 months",
-         ("orders", "how often", "past year", "past 12", "history", "order count"), unit="order", lo=0, hi=40,
-         per="per order placed in the past 12 months"),
+         ("order count", "order history", "how many orders", "how many times", "how often", "how frequently",
+          "number of orders", "orders with us", "orders from us", "ordered from us"),
+         unit="order", lo=0, hi=40, per="per order placed in the past 12 months"),
     Slot("card_amount", "gift card amount", "I'm loading {value} onto the gift card",
-         ("gift card amount", "load", "face value", "amount", "how much"), unit="$", lo=25, hi=500, decimals=2),
-    Slot("tier", "membership tier", "I'm a {value} member", ("member", "tier", "loyalty", "status"),
+         ("gift card amount", "gift card value", "card amount", "card value", "face value", "loading", "top up",
+          "topping up", "denomination", "card balance"),
+         unit="$", lo=25, hi=500, decimals=2),
+    Slot("tier", "membership tier", "I'm a {value} member",
+         ("member", "tier", "loyalty", "reward", "vip", "premium", "subscri"),
          choices=("Basic", "Silver", "Gold", "Platinum")),
-    Slot("size_class", "size class", "the item is classed as {value}", ("size", "dimension", "class", "big", "large"),
+    Slot("size_class", "size class", "the item is classed as {value}",
+         ("size class", "oversize", "over-size", "bulky", "fragile", "dimension", "regular size", "regular-size",
+          "breakable", "delicate"),
          choices=("regular-size", "oversized", "bulky", "fragile")),
-    Slot("speed", "shipping speed", "I picked {value} shipping", ("speed", "fast", "shipping option",
-         "shipping method", "delivery option"), choices=("standard", "expedited", "overnight", "same-day")),
-    Slot("payment", "payment method", "my payment method is {value}", ("pay", "card", "method"),
+    Slot("speed", "shipping speed", "I picked {value} shipping",
+         ("shipping speed", "shipping option", "shipping method", "shipping service", "shipping type",
+          "shipping choice", "delivery speed", "delivery option", "delivery method", "delivery service", "expedited",
+          "express", "next-day", "next day", "two-day", "rush"),
+         choices=("standard", "expedited", "overnight", "same-day")),
+    Slot("payment", "payment method", "my payment method is {value}",
+         ("payment", "pay with", "paid with", "paying with", "pay by", "paid by", "paying by", "pay using",
+          "paid using", "how did you pay", "how you paid", "how were you paying", "paypal"),
          choices=("credit card", "debit card", "PayPal", "store credit")),
-    Slot("channel", "purchase channel", "I ordered through the {value}", ("channel", "where", "website", "mobile",
-         "through", "order it", "bought it"), choices=("website", "mobile app", "retail store", "call center"),
+    Slot("channel", "purchase channel", "I ordered through the {value}",
+         ("purchase channel", "sales channel", "channel", "website", "web site", "mobile app", "the app", "our app",
+          "in-store", "in person", "call center", "call centre", "by phone", "over the phone", "retail store"),
+         choices=("website", "mobile app", "retail store", "call center"),
          scope_phrase="purchases made through the {value}"),
-    Slot("condition", "item condition", "the item is {value}", ("condition", "state", "shape", "open", "damag"),
+    Slot("condition", "item condition", "the item is {value}",
+         ("condition", "unopened", "opened", "sealed", "damag", "defect", "broken", "faulty", "original packaging",
+          "original box"),
          choices=("unopened", "opened", "damaged", "defective")),
-    Slot("reason", "return reason", "the reason for the return is: {value}", ("reason", "why"),
+    Slot("reason", "return reason", "the reason for the return is: {value}", ("reason",),
          choices=("changed my mind", "wrong size", "arrived late", "not as described")),
-    Slot("category", "product department", "it's from the {value} department", ("department", "category",
-         "kind of item", "type of item", "what kind", "product type"),
+    Slot("category", "product department", "it's from the {value} department",
+         ("department", "categor", "kind of item", "kind of product", "type of item", "type of product",
+          "sort of item", "sort of product", "product type"),
          choices=("electronics", "apparel", "home goods", "toys", "beauty", "sports gear", "groceries"),
          scope_phrase="items from the {value} department"),
-    Slot("region", "shipping destination", "I'm shipping to {value}", ("destination", "region", "where", "ship to",
-         "shipping to", "address", "location"),
+    Slot("region", "shipping destination", "I'm shipping to {value}",
+         ("destination", "address", "zip", "postcode", "postal code", "post code", "region", "where do you live",
+          "where are you"),
          choices=("the contiguous US", "Alaska", "Hawaii", "Puerto Rico", "Canada"),
          scope_phrase="orders shipping to {value}"),
-    Slot("season", "purchase period", "the purchase falls in the {value}", ("period", "season", "sale", "holiday",
-         "when"), choices=("holiday season", "regular season", "clearance sale", "Black Friday week")),
-    Slot("competitor_type", "competitor type", "the lower price is at {a_value}", ("competitor", "retailer",
-         "seller", "marketplace", "who"),
+    Slot("season", "purchase period", "the purchase falls in the {value}",
+         ("season", "time of year", "holiday", "black friday", "clearance", "purchase period", "christmas"),
+         choices=("holiday season", "regular season", "clearance sale", "Black Friday week")),
+    Slot("competitor_type", "competitor type", "the lower price is at {a_value}",
+         ("competitor", "retailer", "marketplace", "warehouse club", "seller", "other store", "another store",
+          "other shop", "another shop", "local store", "local shop"),
          choices=("authorized retailer", "online marketplace", "local store", "warehouse club")),
-    Slot("item_state", "item state", "I bought it {value}", ("new", "refurbished", "open-box", "state", "used"),
+    Slot("item_state", "item state", "I bought it {value}",
+         ("refurb", "open-box", "open box", "brand new", "second-hand", "second hand", "secondhand", "pre-owned",
+          "preowned"),
          choices=("brand new", "refurbished", "open-box")),
     Slot("registered", "registration status", "the product is {value}", ("regist",),
          choices=("registered", "unregistered")),
@@ -194,6 +228,9 @@ class Family:
     base_pct: tuple[int, int] = (100, 100)
     floor: float = 0.0
     outcomes: tuple[str, ...] = ()  # a categorical family's answer options
+    #: The answer is itself a limit (a window, a coverage period): "up to 30 days" states it, where
+    #: "up to $50" only bounds a fee.
+    answer_is_limit: bool = False
 
     @property
     def kind(self) -> Literal["number", "choice"]:
@@ -224,7 +261,7 @@ FAMILIES: dict[str, Family] = {f.key: f for f in (
            ("tier", "condition", "channel", "season", "payment", "reason", "item_state"),
            ("What does your policy say: how many days do I have to return it?",
             "Per your policy, how many days is my return window?"), base=(14, 45), floor=1,
-           rate_slot="item_price", rate=(0.05, 0.15, 0.01)),
+           rate_slot="item_price", rate=(0.05, 0.15, 0.01), answer_is_limit=True),
     Family("restocking_fee", "RSTK", "Restocking fees", "the restocking fee", "$", "category",
            ("condition", "days_since_delivery", "tier", "reason", "channel", "payment", "season"),
            ("Under your policy, how much is the restocking fee if I send it back?",
@@ -242,7 +279,7 @@ FAMILIES: dict[str, Family] = {f.key: f for f in (
            ("tier", "channel", "item_state", "registered", "season", "payment"),
            ("Per your warranty policy, how many months of coverage do I get?",
             "How many months of warranty does your policy give me?"), base=(6, 18),
-           rate_slot="item_price", rate=(0.04, 0.09, 0.01)),
+           rate_slot="item_price", rate=(0.04, 0.09, 0.01), answer_is_limit=True),
     Family("member_discount", "MDSC", "Member discounts", "the member discount", "$", "channel",
            ("tier", "subtotal", "items", "category", "payment", "orders_year", "season"),
            ("Per your discount policy, how much will I save on this order?",
@@ -336,15 +373,10 @@ class Clause:
     outcome: str | None = None  # categorical rules: the outcome when the condition holds
 
 
-@dataclass(frozen=True)
-class PolicyRule:
-    rule_id: str
+class OfFamily:
+    """What a rule and a question share through their `family`: the kind and unit of answer."""
+
     family: str
-    scope: str  # the value of the family's scope slot this rule applies to
-    clauses: tuple[Clause, ...]
-    base: float = 0.0  # the constant base, or the percentage of the family's base slot
-    default: str | None = None  # categorical: the outcome when no clause holds
-    rate: float = 0.0  # with a constant base: added per unit of the family's rate slot
 
     @property
     def fam(self) -> Family:
@@ -357,6 +389,18 @@ class PolicyRule:
     @property
     def unit(self) -> str:
         return self.fam.unit
+
+
+@dataclass(frozen=True)
+class PolicyRule(OfFamily):
+    rule_id: str
+    family: str
+    scope: str  # the value of the family's scope slot this rule applies to
+    clauses: tuple[Clause, ...]
+    base: float = 0.0  # the constant base, or the percentage of the family's base slot
+    default: str | None = None  # categorical: the outcome when no clause holds
+    rate: float = 0.0  # with a constant base: added per unit of the family's rate slot
+
 
     @property
     def title(self) -> str:
@@ -607,6 +651,41 @@ def _draw_rule(rng: random.Random, fam: Family, scope: str, keys: list[str],
     return PolicyRule(rule_id, fam.key, scope, tuple(clauses), base=base, rate=rate), situation
 
 
+# -------------------------------------------------------- the questions
+@dataclass(frozen=True)
+class PolicyQuestion(OfFamily):
+    """What one customer asks (the rule family: the kind and unit of answer it wants) and the facts they hold.
+
+    Holds no answer. The customer's question names its topic and the customer states any fact
+    asked for, so nothing here is hidden from the agent: the answer tool reads a free-text
+    answer against it (`world.tools.policy_answer`), to tell the answer from the facts around it.
+    """
+
+    family: str
+    situation: dict[str, Any]  # slot -> value: every fact of the customer's case
+
+
+    @property
+    def outcomes(self) -> tuple[str, ...]:
+        return self.fam.outcomes
+
+    @property
+    def sets(self) -> str:
+        return self.fam.sets
+
+    def facts(self) -> list[tuple[str, float | str]]:
+        """The customer's facts as (dimension, value): "$", "day", "month", "other" for amounts, "option"
+        for named values ("store credit" is a payment method here, not an outcome)."""
+        out: list[tuple[str, float | str]] = []
+        for key, value in self.situation.items():
+            slot = SLOTS[key]
+            if slot.is_choice:
+                out.append(("option", str(value)))
+            else:
+                out.append((slot.unit if slot.unit in ("$", "day", "month") else "other", float(value)))
+        return out
+
+
 # -------------------------------------------------------------- the KB
 _TOKEN = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 
@@ -625,9 +704,12 @@ def tokens(text: str) -> list[str]:
 
 @dataclass
 class PolicyKB:
-    """The store's policy documents of one world (several envs of a journey may add to it)."""
+    """The store's policy documents of one world (several envs of a journey may add to it), and
+    the question each policy request asks (what kind of answer it wants)."""
 
     rules: dict[str, PolicyRule] = field(default_factory=dict)
+    #: The question each policy request of the world asks, by its intent (a journey may hold several).
+    questions: dict[int, PolicyQuestion] = field(default_factory=dict)
 
     def __len__(self) -> int:
         return len(self.rules)

@@ -242,6 +242,13 @@ class PolicyHeuristic:
     name = "heuristic"
     reads_hidden_goal = False
 
+    def question(self, missing: list[str], opening: str) -> str:
+        """The one question for the facts the rule needs and the customer has not stated, named
+        as the document does (a subclass may word it otherwise: the same agent, asking in its own words)."""
+        labels = [SLOTS[k].label for k in missing]
+        listed = labels[0] if len(labels) == 1 else ", ".join(labels[:-1]) + " and " + labels[-1]
+        return f"To apply the policy I need a few details. What is your {listed}?"
+
     def act(self, messages: list[Message], hidden: dict[str, Any] | None, status: EpisodeStatus) -> AgentAction:
         # Reads only the conversation; `hidden` is deliberately ignored.
         users = [m.text for m in messages if m.role == "user"]
@@ -260,9 +267,7 @@ class PolicyHeuristic:
         missing = [k for k, v in facts.items() if v is None]
         asked = any(m.role == "assistant" and not m.tool_calls and "?" in m.text for m in messages)
         if missing and not asked:
-            labels = [SLOTS[k].label for k in missing]
-            listed = labels[0] if len(labels) == 1 else ", ".join(labels[:-1]) + " and " + labels[-1]
-            return AgentAction(text=f"To apply the policy I need a few details. What is your {listed}?")
+            return AgentAction(text=self.question(missing, users[0]))
         for k in missing:  # asked once already: guess rather than keep the customer waiting
             facts[k] = SLOTS[k].choices[0] if SLOTS[k].is_choice else SLOTS[k].lo
         return AgentAction(tool_calls=(_call(FINAL, n, answer=rule.evaluate(facts)),))
