@@ -247,7 +247,11 @@ class Scan:
             if data is not None:
                 rest = json.dumps([r for r in _records(data) if r not in docs], ensure_ascii=False)
             for answer, _ in self.policy_answers:
-                if _has(rest, answer):
+                # the answer tool echoes what it recorded: the agent's own answer, said back in words
+                figures = {float(x.replace(",", "")) for x in re.findall(r"\d[\d,]*(?:\.\d+)?", echoed)}
+                number = re.match(r"\$?([\d,]+(?:\.\d+)?)", answer)
+                said = _has(echoed, answer) or number is not None and float(number.group(1).replace(",", "")) in figures
+                if _has(rest, answer) and not (name == "answer_policy_question" and said):
                     self._flag(f"{name} result", f"policy answer {answer!r} outside a document", text)
 
     def agent(self, text: str, args: list[dict[str, Any]]) -> None:

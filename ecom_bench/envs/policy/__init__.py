@@ -31,9 +31,9 @@ warranty, member discounts, gift cards). Find the policy document that applies t
 situation with policy_search: the right topic and the right scope (their shipping \
 destination, product department or purchase channel). Read every clause: ask the customer \
 for any fact the rule depends on that they have not told you, then work out the answer \
-exactly as the document says and submit it with answer_policy_question: a number for an \
-amount of money, days or months (e.g. "12.50" or "14 days"), or the outcome's name as the \
-document lists it. Write plain replies to talk to the customer."""
+exactly as the document says and submit it with answer_policy_question: the one amount of \
+money, number of days or months (e.g. "12.50" or "14 days"), or the outcome's name as the \
+document lists it; the tool says what it recorded. Write plain replies to talk to the customer."""
 
 
 class PolicyEnv(Environment):

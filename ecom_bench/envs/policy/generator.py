@@ -29,7 +29,7 @@ from ecom_bench.envs.policy.goal import PolicyGoal
 from ecom_bench.envs.policy.user import PolicyUser
 from ecom_bench.users.base import Disclosure
 from ecom_bench.world import World
-from ecom_bench.world.policy import FAMILIES, SLOTS, Family, PolicyKB, make_rule
+from ecom_bench.world.policy import FAMILIES, SLOTS, Family, PolicyKB, PolicyQuestion, make_rule
 
 #: Share of questions with a categorical answer (the rest are amounts, days or months) ...
 P_CATEGORICAL = 0.1
@@ -115,5 +115,6 @@ def build_policy(world: World, seed: int, difficulty: Difficulty, intent: int = 
     goal = PolicyGoal(rule_id=rule.rule_id, family=fam.key, title=rule.title, question=rng.choice(fam.questions),
                       kind=rule.kind, unit=rule.unit, n_clauses=len(rule.clauses), slots=rule.slots(),
                       scope_slot=fam.scope, situation=full, answer=rule.compute(full))
+    kb.questions[intent] = PolicyQuestion(fam.key, dict(full))  # what the answer tool reads answers against
     user = PolicyUser(goal, difficulty, derive_seed("policy-user", seed, difficulty.level), disclosure)
     return SubTask(env="policy", goal=goal, user=user, intent=intent)

@@ -1,45 +1,19 @@
 """Store-policy tools (E_POLICY): search the policy documents, read one, answer a question.
 
-Answers are parsed here once (`parse_policy_answer`), so the tool's validation and the
-verifier agree on what "$12.50", "12.5" or "14 days" mean.
+The answer is free text, read once by `policy_answer.read_policy_answer` against the
+question being asked (the kind and unit of answer it wants), so the tool's validation and
+the verifier agree on what "$12.50", "two weeks" or "store credit, not a full refund" mean.
+The tool says what it recorded, in words; an answer it cannot read as one answer (none, two,
+a range) is refused with the reason, and the agent answers again.
 """
 
 from __future__ import annotations
 
-import re
-from typing import Any
-
 from ecom_bench.world._tooling import MAX_QUERY_CHARS, ToolBase, ToolError, _json, tool_method
-from ecom_bench.world.policy import OUTCOMES, PolicyKB, PolicyRule
+from ecom_bench.world.policy import PolicyKB, PolicyQuestion, PolicyRule
+from ecom_bench.world.tools.policy_answer import AnswerRefused, read_policy_answer
 
-_NUMBER = re.compile(r"(?<![A-Za-z0-9.])(-?)\$?(\d[\d,]*(?:\.\d+)?)")
-_LABEL_NOISE = re.compile(r"[^a-z0-9\- ]+")
 MAX_ANSWER_CHARS = 200
-
-
-def normalize_label(text: str) -> str:
-    return " ".join(_LABEL_NOISE.sub(" ", text.lower()).split())
-
-
-def parse_policy_answer(answer: str, options: tuple[str, ...]) -> dict[str, Any]:
-    """{"value": float} for an amount, {"option": label} for a named outcome; ValueError otherwise.
-
-    An answer that is exactly an outcome name is that outcome; otherwise its first number
-    counts ("$1,234.50", "12.5", "14 days", "about 3 months"), with "-" kept as a sign.
-    """
-    text = answer.strip()
-    norm = normalize_label(text)
-    for label in options:
-        if norm == normalize_label(label):
-            return {"option": label}
-    m = _NUMBER.search(text)
-    if m:
-        return {"value": float(m.group(1) + m.group(2).replace(",", ""))}
-    named = [label for label in options  # "It will be mail-in repair.": the longest outcome named
-             if re.search(rf"(?<![a-z0-9\-]){re.escape(normalize_label(label))}(?![a-z0-9\-])", norm)]
-    if named:
-        return {"option": max(named, key=len)}
-    raise ValueError("no number and no outcome name")
 
 
 class PolicyTools(ToolBase):
@@ -83,23 +57,31 @@ class PolicyTools(ToolBase):
             raise ToolError(f"No policy document with id {rule_id!r}. Use policy_search to find rule ids.")
         return _json(self._policy_doc(rule))
 
+    def _question(self) -> PolicyQuestion | None:
+        """The question of the request being served (None: not a policy request, any kind of answer goes)."""
+        kb = self.world.policy_kb
+        return kb.questions.get(self.world.intent) if kb is not None else None
+
     @tool_method("final")
     def answer_policy_question(self, answer: str) -> str:
         """Give your final answer to a store-policy request (the customer's policy question).
 
+        Write the one answer the policy gives for the customer's case, as you would tell them. Accepted: an
+        amount of money ("$24.46", "24.46 dollars", "free"), a number of days or months ("14 days", "two
+        weeks", "18 months", "a year and a half"), or an outcome's name as the policy lists it ("store
+        credit"); a sentence around it is fine ("The shipping fee is $24.46."). An answer offering several
+        ("$20 or $25", "between 5 and 9 days", "ground / two-day air") is refused: answer again with one.
+
         Args:
-            answer: The answer the policy gives for the customer's situation: a number for an amount, a
-                number of days or months (e.g. "12.50", "$12.50" or "14 days"), or the name of an outcome
-                exactly as the policy lists it (e.g. "store credit").
+            answer: The answer the policy gives for the customer's situation, e.g. "$24.46", "14 days" or
+                "store credit".
         """
         if len(answer) > MAX_ANSWER_CHARS:
             raise ToolError(f"answer is too long ({len(answer)} characters, at most {MAX_ANSWER_CHARS})")
+        question = self._question()
         try:
-            parsed = parse_policy_answer(answer, OUTCOMES)
-        except ValueError:
-            raise ToolError(
-                f"Could not read {answer!r} as an answer. Give a number (e.g. '12.50', '$12.50', '14 days') "
-                "or the name of one outcome exactly as the policy document lists it (e.g. 'store credit')."
-            ) from None
-        self._answer("answer_policy_question", {"answer": answer, **parsed})
-        return "Your answer has been recorded."
+            read = read_policy_answer(answer, question)
+        except AnswerRefused as e:
+            raise ToolError(f"Not recorded: {e}") from None
+        self._answer("answer_policy_question", {"answer": answer, **read.arguments()})
+        return f"Recorded: {read.text()}" + (f" as {question.sets}." if question is not None else ".")
