@@ -148,6 +148,33 @@ def test_wrong_reason_scores_zero_for_the_action(context):
     assert f"reason {reason} (customer: {g.reason})" in res.verdict.explanation
 
 
+@pytest.mark.parametrize("right_method", [True, False])
+def test_a_return_with_the_wrong_method_is_objected_to_not_thanked(context, right_method):
+    """The customer sees their returns page: the right item sent back another way than they asked is a
+    mistake they name (in their own words), never "Great, thank you!", and it scores b = 0."""
+    ep = _find(context, 2, lambda e: e.problem.goal.kind == "return" and e.problem.goal.eligible
+               and e.problem.goal.replacement is None)
+    g = ep.problem.goal
+    method = g.method if right_method else next(m for m in ("pickup", "drop_off", "mail") if m != g.method)
+    ep.call_tool("order_get", {"order_id": g.order_id})
+    out = ep.call_tool("return_initiate", {"order_id": g.order_id, "line_id": g.line_id, "reason": g.reason,
+                                           "method": method})
+    assert not out.error, out.text
+    reply = ep.agent_message("I've started the return for you.")
+    if right_method:
+        assert reply.act is UserAct.CONFIRM
+        return
+    assert reply.act is UserAct.CORRECT and not reply.excused and "thank" not in reply.text.lower()
+    said = {"pickup": "pick", "drop_off": "drop", "mail": "mail"}  # their own method words (never noised)
+    assert said[g.method] in reply.text.lower() and said[method] not in reply.text.lower()
+    later = ep.agent_message("Is there anything else I can help with?")
+    assert later.act is not UserAct.CONFIRM
+    ep.call_tool("report_return_outcome", {"order_id": g.order_id, "line_id": g.line_id, "outcome": "return_started"})
+    res = ep.result()
+    assert res.verdict.details["act"] == 0 and not res.reward.success
+    assert f"method {method} (customer: {g.method})" in res.verdict.explanation
+
+
 def test_replacement_quality(context):
     ep = _find(context, 3, lambda e: e.problem.goal.replacement is not None and e.problem.goal.eligible)
     g = ep.problem.goal

@@ -7,7 +7,10 @@ about (`ASKS`), or everything withheld when it names nothing withheld
 (`Customer.to_disclose`); "go ahead" only once nothing is withheld, and it is a plain
 CONTINUE (only the customer seeing their return started is a CONFIRM). The customer
 sees their returns page: a return started for another line is objected to at once and
-counts as a strike (`Customer.strike`: two and they give up); a claim that an eligible
+counts as a strike (`Customer.strike`: two and they give up), and so does one for the right
+line with details they did not ask for (the method, the reason, a return instead of an
+exchange, another variant): they say which, in their own words, and never thank the agent for
+it (the verifier scores such a return b = 0). A claim that an eligible
 item cannot be returned is disputed with the delivery date. Order ids the agent names
 get `OrderUserBase.order_feedback`: the same reply whether or not theirs is among them.
 """
@@ -26,7 +29,7 @@ from ecom_bench.envs.tracking.references import OrderUserBase
 from ecom_bench.users import UserAct, UserMessage, is_request, render, says, topics_asked
 from ecom_bench.users.base import Disclosure
 from ecom_bench.world import World
-from ecom_bench.world.orders import RefKind, returns_of
+from ecom_bench.world.orders import RefKind, ReturnRecord, returns_of
 
 REASON_PHRASES = {
     "defective": ("It stopped working after a few days.", "It's defective: it doesn't work properly."),
@@ -182,7 +185,10 @@ class ReturnsUser(OrderUserBase):
         if wrong:
             return self._wrong_return(wrong, world, rng)
         mine = [r for r in returns_of(world, self.goal.line_id) if r.intent == self.intent]
-        if mine and not self._thanked:
+        if mine and not self._thanked and mine[-1].return_id not in self._objected:
+            problems = self._wrong_details(mine[-1])
+            if problems:
+                return self._wrong_details_reply(mine[-1], problems, rng)
             self._thanked = True  # the customer checked their returns page: confirmed once
             return self.say(rng.choice(("Great, thank you!", "Perfect, thanks for sorting that out.")),
                             UserAct.CONFIRM, rng)
@@ -212,6 +218,38 @@ class ReturnsUser(OrderUserBase):
         text = render("You started a {kind} for the {title}, but that's not the item I meant. I meant {ref}.",
                       kind=wrong[-1].kind, title=p.title if p else wrong[-1].product_id, ref=self.full_reference)
         return self.say(text, UserAct.CORRECT, rng)
+
+    def _wrong_details(self, record: ReturnRecord) -> list[tuple[str, str]]:
+        """(slot, sentence) for each detail of the customer's own return that is not what they asked for,
+        as their returns page shows it: the kind, the variant wanted, the reason, the method."""
+        g, s = self.goal, self.script
+        problems = []
+        if record.kind != g.kind:
+            problems.append(("variant", "I asked for an exchange, not a refund.") if g.kind == "exchange"
+                            else ("", "I wanted to return it for a refund, not exchange it."))
+        elif g.kind == "exchange" and record.new_variant_id != g.new_variant_id:
+            problems.append(("variant", render("That's not the {label} I asked for: I'd like the {value} one.",
+                                               label=s.variant_label, value=g.new_variant_value or "")))
+        if record.reason.value != g.reason:
+            problems.append(("reason", render("That's not why I'm sending it back. {reason}", reason=s.reason)))
+        if record.method.value != g.method:
+            problems.append(("method", render("That's not how I want to send it back. {method}", method=s.method)))
+        return problems
+
+    def _wrong_details_reply(self, record: ReturnRecord, problems: list[tuple[str, str]],
+                             rng: random.Random) -> UserMessage:
+        """The right item, started with details the customer did not ask for (a strike, like a wrong line):
+        they object in their own words; the started return cannot be redone, so this tells the agent
+        nothing it could still act on, but a confirmation would be untrue."""
+        self._objected.add(record.return_id)
+        quit_ = self.strike(rng)
+        if quit_ is not None:
+            return quit_
+        for slot, _ in problems:
+            if slot in self._disclosure.told:  # the customer has now said it
+                self._disclosure.reveal(slot)
+        text = render("You started the {kind}, but it's not set up the way I asked.", kind=record.kind)
+        return self.say(" ".join([text, *(sentence for _, sentence in problems)]), UserAct.CORRECT, rng)
 
     def _asked(self, agent_text: str) -> list[str]:
         asked = topics_asked(agent_text, ASKS)
