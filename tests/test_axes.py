@@ -6,6 +6,8 @@ episode, the user and the world's search.
 
 from __future__ import annotations
 
+import re
+
 import json
 from dataclasses import replace
 
@@ -79,6 +81,17 @@ def test_p_noise_garbles_the_opening_only_above_zero(context):
     clean, noisy = opening(0), opening(12)
     assert clean != noisy
     assert len(clean.split()) == len(noisy.split())  # words are garbled, never added or dropped
+
+
+def test_noise_never_makes_a_digit():
+    """'For the gel pens' noised to '4 the gel pens' read as a quantity (outside red team)."""
+    import random
+
+    from ecom_bench.users.noise import add_noise
+
+    text = "For the pens, to my cart, thanks to you for this and for that. " * 20
+    for seed in range(50):
+        assert not re.search(r"\d", add_noise(text, 1.0, random.Random(seed)))
 
 
 # --- 6. p_switch: context switches in the journey ----------------------------------------

@@ -1,7 +1,7 @@
 """Input noise at rate p_noise(d): typos and chat slang, applied word by word.
 
-Protected tokens (quantities, variant values) are never touched, so noise makes a
-request harder to read but never changes what is asked for.
+Protected tokens (quantities, variant values) are never touched and no noise makes a
+digit, so noise makes a request harder to read but never changes what is asked for.
 """
 
 from __future__ import annotations
@@ -22,9 +22,7 @@ SLANG = {
     "okay": "ok",
     "and": "&",
     "with": "w/",
-    "for": "4",
-    "to": "2",
-}
+}  # never a digit ("for" -> "4"): "4 the gel pens" reads as a quantity the customer never asked for
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z'\-]*")
 
