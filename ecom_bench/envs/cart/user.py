@@ -156,14 +156,17 @@ class CartUser(Customer):
                 return self.say(_join(*(render("Any {label} is fine for the {name}.", name=t.short_name,
                                                label=attribute_label(t.variant_attribute)) for t in free)),
                                 UserAct.CONTINUE, rng)
+        # a question about what they already said ("How many of the pens do you need?") is answered
+        # again, before any correction: a person repeats their list; nothing withheld is in it
+        again = [self._answer(slot) for slot in self._told_asked(agent_text)] if is_request(agent_text) else []
         problems, missing = self._cart_problems(world)
         if problems and self._another_wrong_try(world) and (goodbye := self.strike(rng)) is not None:
             return goodbye
         if problems or (missing and world.cart):
-            return self.say(_join(*problems, self._missing_sentence(missing)), UserAct.CORRECT, rng)
+            return self.say(_join(*again, *problems, self._missing_sentence(missing)), UserAct.CORRECT, rng)
         if missing:
-            return self.say(self._missing_sentence(missing, first=True), UserAct.CONTINUE, rng)
-        return self.say(rng.choice(CONFIRMATIONS), UserAct.CONFIRM, rng)
+            return self.say(_join(*again, self._missing_sentence(missing, first=True)), UserAct.CONTINUE, rng)
+        return self.say(_join(*again, rng.choice(CONFIRMATIONS)), UserAct.CONFIRM, rng)
 
     # ------------------------------------------------------------ opening
     def _item_phrase(self, t: CartTarget, rng: random.Random) -> str:
@@ -223,17 +226,33 @@ class CartUser(Customer):
             asked |= slots if slots & hidden else hidden
         return asked
 
+    def _named_items(self, sentence_l: str, text_l: str) -> list[CartTarget]:
+        """The items a question is about: those it names in full, else those the message names in
+        full ("The sunscreen comes in Gel or Lotion. Which one do you need?"). Only full names:
+        answering for an item named by a word would name it, and single words of many viewed
+        products told wanted ones apart (red team)."""
+        return ([t for t in self.goal.targets if self._named_in_full(t, sentence_l)]
+                or [t for t in self.goal.targets if self._named_in_full(t, text_l)])
+
+    def _told_asked(self, text: str) -> list[str]:
+        """The told quantities and required variants that a request sentence asks about by their cues,
+        for the items it names in full (a word of a name, or no name, restates nothing: read back to
+        an agent that never read the request, the list would be the request itself)."""
+        out: list[str] = []
+        for sentence in (s for s in sentences(text) if is_request(s)):
+            for t in self._named_items(sentence.lower(), text.lower()):
+                for slot in topics_asked(sentence, self._slot_cues(t)):
+                    if self.told(slot) and (slot == t.quantity_slot or t.variant_required) and slot not in out:
+                        out.append(slot)
+        return out
+
     def _free_variants_asked(self, text: str) -> list[CartTarget]:
         """Items whose variant the agent asks about although any one will do ("Which piece count
         for the puzzle?"): the tools make it pick one, so the customer says any is fine (it used
         to ignore the question and repeat the list)."""
         out: list[CartTarget] = []
         for sentence in [s for s in sentences(text) if is_request(s)]:
-            low = sentence.lower()
-            # only items the agent names in full: answering for one it named by a word would name
-            # it, and single words of many viewed products told wanted ones apart (red team)
-            named = [t for t in self.goal.targets if self._named_in_full(t, low)]
-            for t in named:
+            for t in self._named_items(sentence.lower(), text.lower()):
                 if (not t.variant_required and t.variant_attribute and t not in out
                         and t.variant_slot in topics_asked(sentence, self._slot_cues(t))):
                     out.append(t)
