@@ -27,6 +27,7 @@ from typing import ClassVar
 from ecom_bench.catalog.naming import agreement, product_noun, short_name
 from ecom_bench.catalog.taxonomy import LEAVES
 from ecom_bench.difficulty import Difficulty
+from ecom_bench.envs._mentions import ProductMentions
 from ecom_bench.envs.bundle.goal import (BUDGET_SLOT, BundleConstraint, BundleGoal, assess, item_name,
                                          with_article)
 from ecom_bench.envs.bundle.projects import Project
@@ -54,7 +55,6 @@ CLOSINGS = ("Thanks!", "Thank you.", "")
 #: They only ever make the customer say more; no request is left unanswered without them.
 GENERAL_WORDS = ("else", "other", "anything", "everything", "more", "all", "complete", "full list")
 BUDGET_WORDS = ("budget", "spend", "price range", "how much", "afford", "cost", "limit")
-_TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_\-]*")
 
 
 def _says(text_l: str, phrase: str) -> bool:
@@ -72,13 +72,11 @@ def mentioned_categories(text_l: str) -> list[str]:
     return [leaf.name for leaf in LEAVES if _says(text_l, item_name(leaf.name)) or _says(text_l, leaf.name)]
 
 
-def mentioned_products(text: str, world: World) -> list[str]:
-    """Catalogue product ids a message names, in order, each once."""
-    out: list[str] = []
-    for tok in _TOKEN.findall(text):
-        if tok not in out and world.product(tok) is not None:
-            out.append(tok)
-    return out
+#: Words that put products forward as the list ("Here's my proposal: ...", "How about ...?"); a
+#: question about one named product without them ("Which size of the X tank top?") is a question.
+_PROPOSES = re.compile(r"\b(?:propos\w*|suggest\w*|recommend\w*|here'?s|here (?:is|are)|how about|what about|"
+                       r"list|bundle|submit\w*|go with|shall i|should i|works?|look(?:s)? good|sounds? good|"
+                       r"i (?:found|picked|chose|selected)|my picks?)\b")
 
 
 def money(x: float) -> str:
@@ -96,6 +94,7 @@ class BundleUser(Customer):
         protect = {item_name(c) for c in goal.required} | set(goal.required) | {p.name for p in projects} | {
             "sold out"}
         super().__init__(difficulty, seed, disclosure, protect)
+        self._mentions = ProductMentions()
         self.goal = goal
         self.projects = projects
         self._announced: set[str] = set()
@@ -124,8 +123,8 @@ class BundleUser(Customer):
         if last_turn:
             return self.quit(rng)
         news = self._stock_news(world)
-        proposed = mentioned_products(agent_text, world)
-        if proposed:
+        proposed = self._mentions(agent_text, world)
+        if proposed and (len(proposed) > 1 or _PROPOSES.search(agent_text.lower()) or not is_request(agent_text)):
             return self._review(proposed, world, news, rng)
         if is_request(agent_text):
             revealed, answer = self._answer(agent_text)

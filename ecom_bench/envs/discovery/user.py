@@ -27,8 +27,9 @@ import random
 import re
 
 from ecom_bench.catalog import Catalog, Product
-from ecom_bench.catalog.naming import NameIndex, Noun, agreement, counted, name_forms, product_noun, short_name
+from ecom_bench.catalog.naming import Noun, agreement, counted, product_noun, short_name
 from ecom_bench.difficulty import Difficulty
+from ecom_bench.envs._mentions import ProductMentions
 from ecom_bench.envs._ranking import Constraint, RankingGoal, in_stock_for
 from ecom_bench.users import UserAct, UserMessage, render
 from ecom_bench.users.base import Disclosure
@@ -56,7 +57,6 @@ ATTRIBUTE_CUES: dict[str, tuple[str, ...]] = {
 GENERAL_CUES = ("anything else", "any other", "anything more", "everything", "all your", "all of your",
                 "all the", "requirement", "matter", "important", "priorit", "feature", "spec", "criteria",
                 "must-have", "must have", "preferences", "constraint", "looking for", "else")
-_ID = re.compile(r"\bP\d{5,}\b")
 #: Proposals a customer reads in one message (the rest are ignored).
 MAX_PROPOSALS = 5
 
@@ -97,6 +97,8 @@ COMPLAINTS: dict[str, str] = {
 #: Said after a complaint about something the customer had already stated.
 AS_I_SAID = ("As I said.", "I mentioned that.")
 NOT_ALL = ("Not all of these work for me.", "Hmm, that's not quite right.", "")
+FEWER_THAN_ASKED = ("Those work for me. I asked for up to {k} picks, though: if more meet everything, "
+                    "please include them in your recommendation.")
 LOOKS_GOOD = ("Those look good to me. Please send them as your final recommendation.",
               "That works for me. Go ahead and send your recommendation.")
 
@@ -112,7 +114,7 @@ class ConstraintUser(Customer):
                  disclosure: Disclosure) -> None:
         self.goal = goal
         self.catalog = catalog
-        self._seen_names: dict[str, str | None] = {}  # `_seen_name`'s memo
+        self._mentions = ProductMentions()
         protect = {str(c.value) for c in self.stated_constraints()}
         protect.update(c.label for c in self.stated_constraints() if c.attribute)
         protect.update(self._protected())
@@ -162,6 +164,11 @@ class ConstraintUser(Customer):
             return self.say(" ".join(said), UserAct.CLARIFY, rng, slots)
         if self.withheld():
             return self.say("Okay. " + self.missing_signal(rng), UserAct.CONTINUE, rng)
+        if asking and (again := self._told_asked(agent_text)):
+            # "Is it okay if it ships in 11 days?", "the color should be Blue, right?": they say again
+            # what they need (as they stated it: never a yes to relaxing it, never a bare no)
+            text = " ".join([self.sentence(c, rng) for c in again] + [render(GO_AHEAD[self.goal.k == 1], k=self.goal.k)])
+            return self.say(text, UserAct.CONTINUE, rng)
         if asking and not _ASKS_FOR_MORE.search(agent_text.lower()) and is_check_in(agent_text.lower()):
             # "Does that sound good?" asks for approval, not for more needs: a "No, that's
             # everything" would read as a refusal
@@ -184,6 +191,11 @@ class ConstraintUser(Customer):
         assert c.attribute is not None
         return (c.label, c.attribute.replace("_", " ")) + ATTRIBUTE_CUES.get(c.attribute, ())
 
+    def _told_asked(self, agent_text: str) -> list[Constraint]:
+        """The stated constraints, already told, that a request asks about by their cues."""
+        told = {c.slot: c for c in self.stated_constraints() if c.kind != "category" and self.told(c.slot)}
+        return [told[s] for s in topics_asked(agent_text, {s: self._cues(c) for s, c in told.items()})]
+
     def _answer(self, agent_text: str) -> list[Constraint]:
         """The withheld constraints a request discloses (`Customer.to_disclose`), marked told."""
         low = agent_text.lower()
@@ -197,29 +209,7 @@ class ConstraintUser(Customer):
     # ---------------------------------------------------------- feedback
     def _proposals(self, agent_text: str, world: World) -> list[Product]:
         """Products the agent names in a plain message: by id, or by the short name of one it was shown."""
-        found: dict[str, Product] = {}
-        for pid in _ID.findall(agent_text):
-            p = world.product(pid)
-            if p is not None:
-                found[p.id] = p
-        text_l = agent_text.lower()
-        # the shown products whose name can be in the text (a cheap test), each phrase read as the
-        # one it names longest: "... Jeans Rinse" is not also the Dark Stonewash listing's "... Jeans"
-        maybe = [pid for pid in sorted(world.seen_ids)
-                 if (name := self._seen_name(pid, world)) is not None and name[:3] in text_l]
-        shown = {pid: name_forms(p) for pid in maybe if (p := world.product(pid)) is not None}
-        named = {pid for m in NameIndex(shown).mentions(agent_text) for pid in m.ids}
-        for pid in sorted(named - found.keys()):
-            found[pid] = world.product(pid)
-        return list(found.values())[:MAX_PROPOSALS]
-
-    def _seen_name(self, pid: str, world: World) -> str | None:
-        """The lowercased short name of the product `pid` (None: not a product id, such as a
-        variant's), kept per customer: it reads every id it was shown on every reply."""
-        if pid not in self._seen_names:
-            p = world.product(pid)
-            self._seen_names[pid] = None if p is None else short_name(p).lower()
-        return self._seen_names[pid]
+        return [world.product(pid) for pid in self._mentions(agent_text, world)[:MAX_PROPOSALS]]
 
     def _feedback(self, proposals: list[Product], world: World, said: list[str], slots: tuple[str, ...],
                   rng: random.Random) -> UserMessage:
@@ -228,7 +218,7 @@ class ConstraintUser(Customer):
         gone = [render("The {name} show{s} as out of stock now.", name=short_name(p),
                        **agreement(short_name(p), product_noun(p)))
                 for p in proposals if not stocked[p.id]]
-        problem = next((c for p in proposals if stocked[p.id] and (c := self._problem(p))), "")
+        problem = next((c for p in proposals if stocked[p.id] and (c := self._problem(p, slots))), "")
         if problem:
             goodbye = self.strike(rng)
             if goodbye is not None:
@@ -237,10 +227,15 @@ class ConstraintUser(Customer):
             return self.say(text, UserAct.CORRECT, rng, slots)
         if gone:
             return self.say(" ".join(said + gone), UserAct.CORRECT, rng, slots)
+        if len(proposals) < self.goal.k:
+            # fine as far as they go; the customer asked for up to k and cannot know how many qualify
+            more = render(FEWER_THAN_ASKED, k=self.goal.k)
+            return self.say(" ".join(said + [more]), UserAct.CONFIRM, rng, slots)
         return self.say(" ".join(said + [rng.choice(LOOKS_GOOD)]), UserAct.CONFIRM, rng, slots)
 
-    def _problem(self, p: Product) -> str:
-        """The first thing wrong with an in-stock proposal, in the customer's words ('' if none)."""
+    def _problem(self, p: Product, told_now: tuple[str, ...] = ()) -> str:
+        """The first thing wrong with an in-stock proposal, in the customer's words ('' if none);
+        "as I said" only for what was said before this reply (`told_now`: said in it)."""
         name = short_name(p)
         if gate := self._gate_problem(p, name):
             return gate
@@ -249,7 +244,7 @@ class ConstraintUser(Customer):
             return ""
         text = render(COMPLAINTS[c.kind], name=name, value=self._noun().a(), label=c.label,
                       **agreement(name, product_noun(p)))
-        if c.kind != "category" and self.told(c.slot):
+        if c.kind != "category" and self.told(c.slot) and c.slot not in told_now:
             text += " " + AS_I_SAID[len(name) % len(AS_I_SAID)]
         return text
 
