@@ -27,6 +27,7 @@ from ecom_bench.difficulty import Difficulty
 from ecom_bench.envs.returns.goal import ReturnsGoal
 from ecom_bench.envs.tracking.references import OrderUserBase
 from ecom_bench.users import UserAct, UserMessage, is_request, render, says, topics_asked
+from ecom_bench.users.understanding import is_check_in
 from ecom_bench.users.base import Disclosure
 from ecom_bench.world import World
 from ecom_bench.world.orders import RefKind, ReturnRecord, returns_of
@@ -260,7 +261,7 @@ class ReturnsUser(OrderUserBase):
         variant_values = re.findall(r"[a-z0-9]+", (self.goal.new_variant_value or "").lower())
         if self.goal.kind == "exchange" and variant_values and says(agent_text.lower(), " ".join(variant_values)):
             asked.append("variant")
-        return asked
+        return list(dict.fromkeys(asked))
 
     def _answer(self, agent_text: str, rng: random.Random) -> UserMessage:
         """A request: disclose what it asks for (everything withheld when it names nothing withheld)."""
@@ -274,6 +275,10 @@ class ReturnsUser(OrderUserBase):
         # Nothing withheld is asked: whatever the agent proposes or checks ("is it the X you want
         # to send back?"), the customer restates what they mean and lets it proceed. A bare "yes"
         # confirmed look-alikes too; a yes only to the right one would be a free oracle.
+        if parts and is_check_in(agent_text.lower()):
+            # "..., reason 'changed mind', by mail. Shall I go ahead?": what they want, then the go-ahead
+            # they give whatever the agent proposes (they cannot check it)
+            parts.append("Please go ahead.")
         text = " ".join(parts) or render("{ref} Please go ahead.", ref=self.restate())
         return self.say(text, UserAct.CONTINUE, rng)
 
