@@ -274,6 +274,12 @@ PAIR_NOUNS = frozenset({
     "binoculars", "skis", "skates", "cleats", "trainers",
 })
 #: Head words that take no article and no plural: "some cookware", "the luggage is".
+#: Nouns whose plural "-ies" comes from "-ie", not "-y" (inflect reads "hoodies" as "hoody").
+IE_NOUNS = frozenset({
+    "hoodie", "cookie", "beanie", "brownie", "smoothie", "movie", "pie", "tie", "bootie", "onesie", "selfie",
+    "rookie", "calorie", "lingerie", "goalie", "coolie", "necktie", "bowtie", "zombie", "sweetie", "veggie",
+    "auntie", "birdie", "genie", "hippie", "newbie", "prairie", "doggie",
+})
 MASS_NOUNS = frozenset({
     "food", "coffee", "tea", "oil", "pasta", "granola", "parfum", "sunscreen", "shampoo", "wash", "moisturizer",
     "litter", "luggage", "bedding", "jewelry", "jewellery", "furniture", "clothing", "apparel", "equipment",
@@ -408,6 +414,8 @@ def noun_from(name: str, *, title_noun: bool = False) -> Noun:
             return Noun(phrase, phrase, "plural")
         return Noun(phrase, joined(eng.plural_noun(head)), "count")
     single = eng.singular_noun(head)
+    if low.endswith("ies") and low[:-1] in IE_NOUNS:  # "hoodies" -> "hoodie", not "hoody"
+        single = head[:-1]
     if single and single != head and eng.plural_noun(single) == head:  # a plural: "mice" -> "mouse"
         return Noun(joined(single), phrase, "count")
     if single == head:  # uninflected ("series", "luggage"): no article

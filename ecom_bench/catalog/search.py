@@ -129,7 +129,8 @@ def _singular(word: str) -> str:
     category "Wall Chargers"."""
     from ecom_bench.catalog.naming import noun_from
 
-    return noun_from(word).one.casefold()
+    one = noun_from(word).one.casefold()
+    return one[:-2] + "y" if one.endswith("ie") else one  # "hoodie" / "hoody": one key, whichever inflection
 
 
 @lru_cache(maxsize=65536)
