@@ -197,7 +197,9 @@ def item_labels(row: dict[str, Any]) -> list[str]:
                                                                          "return_state", "title"))
             labels.append(f"{ln['title']} {extra}")
         return labels
-    return list(row.get("items", []))
+    items = list(row.get("items", []))
+    kinds = list(row.get("categories", [])) + [""] * len(items)
+    return [f"{item} {kind}".strip() for item, kind in zip(items, kinds)]
 
 
 def _overlap(cue: list[str], text: str) -> int:

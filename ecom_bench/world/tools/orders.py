@@ -22,6 +22,7 @@ from ecom_bench.world.orders import (
     ReturnRecord,
     check_eligibility,
     find_order,
+    line_leaf,
     line_row,
     next_return_id,
     return_fee,
@@ -85,7 +86,7 @@ class OrderTools(ToolBase):
     # ------------------------------------------------------------ reads
     @tool_method("read")
     def order_list(self) -> str:
-        """List all of this customer's orders, newest first: id, date placed, status, note and items."""
+        """List all of this customer's orders, newest first: id, date placed, status, note, items and each item's category."""
         orders = sorted(self.world.orders, key=lambda o: o.placed_at, reverse=True)
         out = []
         for o in orders:
@@ -95,6 +96,9 @@ class OrderTools(ToolBase):
             if o.note:
                 row["note"] = o.note
             row["items"] = [f"{self._item_label(ln)} x{ln.quantity}" for ln in o.lines]
+            # each item's kind: a title need not say what the product is ("Hydro Flask Wide Mouth
+            # Bottle" is a water bottle), and the customer names their order by its kind
+            row["categories"] = [line_leaf(self.world.catalog, ln) or "" for ln in o.lines]
             out.append(row)
         return _json({"orders": out, "count": len(out)})
 
