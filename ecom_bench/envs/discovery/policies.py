@@ -105,6 +105,8 @@ class Wants:
                            ("max_ship_days", self.max_days), ("brand", self.brand)):
             if value is not None:
                 args[key] = value
+        if with_features and self.attrs:  # the values it must come in: also what the budget prices
+            args["features"] = [v for _, v in self.attrs]
         return args
 
 
