@@ -62,16 +62,21 @@ AMOUNTS = [  # (text, value) for a shipping-fee question whose customer's item c
     ("You will pay $24.46 for shipping on your $382.09 order.", 24.46), ("**$24.46**", 24.46),
     ("You could get $24.46 back on your $382.09 item.", 24.46),
     ("It's free.", 0.0), ("There is no shipping fee.", 0.0), ("The fee is $24.46. Feel free to ask more.", 24.46),
-    ("$5, I mean $24.46", 24.46), ("First the base is $10.00; after all the clauses it is $24.46.", 24.46),
+    ("$5, I mean $24.46", 24.46), ("The fee is $24.46 and the base is $12.99", 24.46),
+    ("The policy starts from $12.99 plus $0.80 per lb, and after the clauses the fee is $24.46.", 24.46),
+    ("Adding $2 gives $24.457, which rounds to $24.46.", 24.46), ("First the base is $10.00; after all the clauses it is $24.46.", 24.46),
     ("US$24.46", 24.46), ("24.46$", 24.46), ("USD 24.46", 24.46), ("about $24.46", 24.46), ("$1,234.50", 1234.5),
 ]
 DAYS = [("14 days", 14), ("2 weeks", 14), ("two weeks", 14), ("fourteen days", 14), ("a 14-day window", 14),
         ("You have up to 30 days to return it.", 30), ("within 30 days", 30), ("thirty-one days", 31), ("a week", 7),
         ("2 weeks and 3 days", 17), ("14 days (two weeks)", 14), ("30", 30),
+        ("Adding 3 days gives 11.77 days, which rounds to 12 days.", 12),
+        ("Before rounding it is 11.77 days; rounded, the window is 12 days.", 12),
         ("It was delivered 12 days ago, so you have 30 days.", 30)]
 MONTHS = [("18 months", 18), ("a year and a half", 18), ("one and a half years", 18), ("1 year and 6 months", 18),
           ("2 years", 24), ("a year", 12), ("24-month warranty", 24), ("half a year", 6),
-          ("You've had it for 14 months, so you get 24 months of coverage", 24)]
+          ("You've had it for 14 months, so you get 24 months of coverage", 24),
+          ("The running total is 43.44 months, which rounds to 43 months: your coverage is 43 months.", 43)]
 OUTCOME_ANSWERS = [  # (family, text, outcome)
     ("return_resolution", "Store Credit.", "store credit"),
     ("return_resolution", "You'll get store credit, not a full refund.", "store credit"),
@@ -90,7 +95,7 @@ REFUSED = [  # (family, text): a hedge, a range, a bound, another kind of answer
     ("shipping_fee", "between 0 and 32.38"), ("shipping_fee", "between $0 and $500"), ("shipping_fee", "$20 or $25"),
     ("shipping_fee", "$20-$25"), ("shipping_fee", "Roughly $20-25."), ("shipping_fee", "Up to $50."),
     ("shipping_fee", "$24.46 or less"), ("shipping_fee", "$10, $20, $30"), ("shipping_fee", "0 / 10 / 20 / 30"),
-    ("shipping_fee", "The fee is $24.46 and the base is $12.99"), ("shipping_fee", "not $20"),
+("shipping_fee", "not $20"),
     ("shipping_fee", "15%"), ("shipping_fee", "14 days"), ("shipping_fee", "store credit"),
     ("shipping_fee", "$14.99 for standard or $24.99 for expedited."),
     ("shipping_fee", "Free shipping if your subtotal is over $50; otherwise $5.99."),

@@ -15,8 +15,8 @@ from typing import Any
 from ecom_bench.envs.base import SubTask, Verdict
 from ecom_bench.envs.policy.goal import PolicyGoal, ratio_reward
 from ecom_bench.world import World
-from ecom_bench.world.policy import fmt_quantity
 from ecom_bench.world.state import FinalAnswer
+from ecom_bench.world.tools.policy_answer import format_amount
 
 SUCCESS_THRESHOLD = 0.95
 
@@ -50,7 +50,7 @@ def verify_policy(task: SubTask, world: World, answer: FinalAnswer | None) -> Ve
             score, why = -1.0, f"the agent named an outcome ({answer.arguments.get('option')!r}), not an amount"
         else:
             score = ratio_reward(float(given), float(expected))
-            shown = fmt_quantity(goal.unit, float(given))
+            shown = format_amount(goal.unit, float(given))  # as recorded: 11.77 days is not "12 days"
             if score == 1.0:
                 why = f"the agent answered {shown}"
             elif score == -1.0:

@@ -13,7 +13,7 @@ from ecom_bench.world._tooling import MAX_QUERY_CHARS, ToolBase, ToolError, _jso
 from ecom_bench.world.policy import PolicyKB, PolicyQuestion, PolicyRule
 from ecom_bench.world.tools.policy_answer import AnswerRefused, read_policy_answer
 
-MAX_ANSWER_CHARS = 200
+MAX_ANSWER_CHARS = 1000
 
 
 class PolicyTools(ToolBase):
@@ -71,6 +71,7 @@ class PolicyTools(ToolBase):
         weeks", "18 months", "a year and a half"), or an outcome's name as the policy lists it ("store
         credit"); a sentence around it is fine ("The shipping fee is $24.46."). An answer offering several
         ("$20 or $25", "between 5 and 9 days", "ground / two-day air") is refused: answer again with one.
+        At most 1000 characters.
 
         Args:
             answer: The answer the policy gives for the customer's situation, e.g. "$24.46", "14 days" or

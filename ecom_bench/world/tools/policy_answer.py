@@ -13,9 +13,10 @@ outside them. A unit covers a whole range or list ("14 to 30 days", "$20-25").
 Several different candidates left: alternatives ("$20 or $25", "between 0 and 32.38",
 "ground / two-day air") and hedges ("probably 30 days, maybe 45", "depending on ...",
 "otherwise ...") are refused. Otherwise it keeps, in turn, what the text names as its
-answer ("the answer is ...", "$5, I mean $19.65"), what is not one of the customer's own facts, what is not in
-a reason given first ("since you've had it 4 months, ..."), the last result of a line of
-working ("= $24.51", "so ... $24.46", "comes to"), what follows a contrast
+answer ("the answer is ...", "$5, I mean $19.65"), what is not in a reason given first ("since
+you've had it 4 months, ...") or a base ("starts from 3 days"), the last result of a line of
+working ("= $24.51", "so ... $24.46", "which rounds to 12 days"), what is not one of the
+customer's own facts (after the working's shape: an answer can equal a fact), what follows a contrast
 ("not eligible for a refund, but you can do an exchange only"), what the text presents as
 its answer ("is", "gives", ":", a figure opening its sentence), what carries a unit, and
 an answer stated first and then explained ("$0.00. Shipping is on us for orders over
@@ -159,7 +160,7 @@ class _Mention:
     rate: bool = False  # "$0.80 per lb"
     aside: bool = False  # inside brackets
     cited: bool = False  # the customer's amount cited: "12 days ago", "$382.09 as you told me"
-    premise: bool = False  # in a clause giving a reason first: "since you've had it 4 months, ..."
+    premise: bool = False  # a reason given first ("since you've had it 4 months, ..."), or a base ("starts from 3 days")
     named: bool = False  # named as the answer: "the answer is ...", "final answer: ..."
     cued: bool = False  # presented as the answer: "is $24.46", "gives ...", ": ...", a leading "$24.46"
     concluded: bool = False  # ends a line of working: after "=", "so", "therefore", "comes to", "total"
@@ -183,6 +184,9 @@ _CITED_AFTER = re.compile(r"^\s*(?:ago|old)\b|^[^,.;]{0,24}?\b(?:as you (?:told|
 _CITED_BEFORE = re.compile(r"\byou (?:told me|said|mentioned|stated|gave)(?: me)?(?: (?:it is|is|was|of))?\s*$")
 _PREMISE = re.compile(r"^\s*(?:and\s+)?(?:since|because|as|given|with|for|considering|based on|according to|if|when|"
                       r"after|before)\b")
+#: Where working starts rather than ends: "starts from 3 days", "the base is $10.00".
+_BASE = re.compile(r"\b(?:starts?|starting|begins?|beginning)(?: out)? (?:from|at|with)\s*$|"
+                   r"\bbase(?: figure| amount| value| fee| window| time| rate)?(?: is| of|:)?\s*$|\binitially\s*$")
 _NAMED = re.compile(r"\b(?:answer|final)\b(?:\s+\S+){0,2}\s*$|"
                     r"\b(?:i mean|i meant|correction|make that|sorry|scratch that)\b[\s,:-]*(?:\s*it is)?\s*$")
 _CUE = re.compile(r"(?:\b(?:is|are|was|were|be|been|being|equals?|equal to|comes? to|came to|come out to|works? out "
@@ -192,7 +196,7 @@ _CUE = re.compile(r"(?:\b(?:is|are|was|were|be|been|being|equals?|equal to|comes
 _CONCLUSION = re.compile(r"\b(?:so|therefore|thus|hence|in total|total|totals|totaling|totalling|comes? to|"
                          r"works? out to|comes? out to|amounts? to|which gives|giving|bringing|making it|finally|"
                          r"in the end|overall|final|after all|all in all|altogether|all told|resulting in|"
-                         r"the result is|net)\b|=")
+                         r"the result is|net|rounds? (?:up |down )?to|rounded(?: up| down)?(?: to)?|rounding (?:up|down) to)\b|=")
 _CONTRAST = re.compile(r"\b(?:but|however|instead|rather|though|yet)\b")
 _FILLER = re.compile(r"^(?:\s|\b(?:a|an|the|about|approximately|approx|around|roughly|exactly|just|only|it|that|this|"
                      r"yes|no|ok|okay|total|final|answer|it is|that is|so)\b|[\"'*,])*$")
@@ -243,7 +247,8 @@ def _annotate(t: str, mentions: list[_Mention], *, up_to_is_a_bound: bool = True
             aside=_in_brackets(t, m.start),
             cited=number and bool(_CITED_AFTER.match(tail) or _CITED_BEFORE.search(clause)),
             # a reason stated before the main clause: "since you've had it 4 months, ..."
-            premise=bool(_PREMISE.match(clause)) and tail[len(tail_clause):].startswith(","),
+            premise=bool(_PREMISE.match(clause)) and tail[len(tail_clause):].startswith(",")
+            or bool(_BASE.search(lead[-40:])),
             named=bool(_NAMED.search(lead[-40:])),
             cued=bool(_CUE.search(lead[-60:]) or _FILLER.match(sentence)),
             concluded=bool(_CONCLUSION.search(since_same)),
@@ -379,7 +384,9 @@ def _contrasted(t: str, mentions: list[_Mention]) -> list[_Mention]:
 def _concluded(mentions: list[_Mention]) -> list[_Mention]:
     """The result a line of working ends in: the last candidate, when it follows "=", "so", "comes to"..."""
     last = max(mentions, key=lambda m: m.start)
-    return [last] if last.concluded else []
+    ends = [m for m in mentions if m.concluded]
+    # "..., which rounds to 43 months: your coverage is 43 months" ends where its result is restated
+    return [last] if last.concluded or ends and _same(max(ends, key=lambda m: m.start).value, last.value) else []
 
 
 def _stated_first(t: str, mentions: list[_Mention]) -> list[_Mention]:
@@ -401,9 +408,11 @@ def _narrow(t: str, mentions: list[_Mention], facts: list[tuple[str, float | str
     """Apply the preferences of the module docstring in turn, each only when it keeps some candidates."""
     steps: tuple[Callable[[list[_Mention]], list[_Mention]], ...] = (
         lambda ms: [m for m in ms if m.named],
-        lambda ms: [m for m in ms if not _is_fact(m, facts)],
+        # where the working starts and where it ends come before the customer's facts: the answer
+        # can equal one of them ("... which rounds to 12 days" with 12 days since delivery)
         lambda ms: [m for m in ms if not m.premise],
         _concluded,
+        lambda ms: [m for m in ms if not _is_fact(m, facts)],
         lambda ms: _contrasted(t, ms),
         lambda ms: [m for m in ms if m.cued],
         lambda ms: [m for m in ms if m.explicit],
