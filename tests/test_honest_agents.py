@@ -95,3 +95,94 @@ def test_a_worked_policy_answer_records_its_result(context):
                            {"answer": "First the base is $10.00; after all the rule's clauses it is $13.57."}, id="1")
     echo = ep.step(AgentAction(tool_calls=(call,))).observation[-1].text
     assert echo.startswith("Recorded: $13.57")
+
+
+# ------------------------------------------------------------------ found by outside red teams
+def _told_constraint(context, env: str, kind: str):
+    """An episode (and its constraint of `kind`) whose customer stated that constraint and holds nothing back."""
+    for index in range(60):
+        ep = make_episode(env, 0, 9400, index, context=context)
+        user = ep.problem.user
+        if user.withheld():
+            continue
+        c = next((c for c in user.stated_constraints() if c.kind == kind and user.told(c.slot)), None)
+        if c is not None:
+            return ep, c
+    raise AssertionError(f"no {env} episode states a {kind} constraint")
+
+
+@pytest.mark.parametrize("env", ["discovery", "substitution"])
+def test_asked_to_relax_a_requirement_the_customer_says_it_again(context, env):
+    """'Is it okay if it ships in 30 days?' drew 'Yes. Please go ahead' 221/221: an agent that
+    took the yes at its word then failed the requirement the customer had stated."""
+    ep, c = _told_constraint(context, env, "ship")
+    for question in ("Only one option meets everything. Is it okay if it ships in 30 days?",
+                     "Just to confirm, how fast does it need to ship?"):
+        reply = " ".join(m.text for m in ep.step(AgentAction(text=question)).observation)
+        assert not reply.lower().startswith(("yes", "no")), reply
+        assert f"{int(c.value)} day" in reply, reply
+
+
+def test_a_valid_but_short_proposal_is_not_waved_through(context):
+    """The customer asked for up to k picks: 'That works for me. Go ahead' to one valid pick led the
+    agent to recommend fewer than qualified."""
+    from ecom_bench.envs._ranking import ideal_ranking
+
+    for index in range(40):
+        ep = make_episode("discovery", 6, 9400, index, context=context)
+        ranked = [pid for pid, _ in ideal_ranking(ep.problem.goal, ep.world).ranked]
+        if ep.problem.goal.k > 1 and len(ranked) >= ep.problem.goal.k:
+            break
+    ep.step(AgentAction(tool_calls=(ToolCallRequest("catalog_get_product", {"product_id": ranked[0]}, id="1"),)))
+    while ep.problem.user.withheld():
+        ep.step(AgentAction(text="Could you tell me everything else that matters to you?"))
+    reply = " ".join(m.text for m in ep.step(AgentAction(text=f"How about {ranked[0]}?")).observation)
+    assert f"up to {ep.problem.goal.k} picks" in reply, reply
+
+
+def test_the_bundle_customer_reviews_products_named_by_title(context):
+    """A proposal naming products as a person does (no ids) was read as no proposal: 'Is anything
+    missing?' got 'That's everything on my list.' for a list missing four of six items."""
+    ep = make_episode("bundle", 0, 9312, 0, context=context)  # d = 0: no typos in the reply
+    goal = ep.problem.goal
+    first = goal.items[0].category
+    found = json.loads(ep.call_tool("catalog_search", {"query": first, "category": first}).text)["results"]
+    title = found[0]["title"].split(",")[0]
+    reply = " ".join(m.text for m in ep.step(AgentAction(text=f"Here's my proposal: {title}. Is anything missing?"))
+                     .observation)
+    assert "not everything I need" in reply, reply
+
+
+def test_similar_categories_read_plurals_of_any_spelling(context):
+    from ecom_bench.catalog.naming import noun_from
+
+    assert noun_from("Hoodies").one == "hoodie" and noun_from("Batteries").one == "battery"
+    ep = make_episode("bundle", 0, 9304, 0, context=context)
+    out = json.loads(ep.call_tool("catalog_search", {"query": "hoodie", "category": "pullover hoodie"}).text)
+    assert "Hoodies" in out.get("similar_categories", []) or out["results"], out
+
+
+def test_order_listing_names_each_items_category(context):
+    """A title need not say what the product is ('Hydro Flask Wide Mouth Bottle'); the customer
+    names its order by kind ('the water bottle I ordered')."""
+    ep = make_episode("tracking", 6, 0, 0, context=context)
+    rows = json.loads(ep.call_tool("order_list", {}).text)["orders"]
+    assert all(len(r["categories"]) == len(r["items"]) and all(r["categories"]) for r in rows)
+
+
+def test_a_returns_confirmation_gets_a_go_ahead_without_repeats(context):
+    """'..., by mail. Shall I go ahead?' drew a restatement with a sentence twice and no go-ahead."""
+    index = next(i for i in range(40) if make_episode("returns", 0, 9600, i, context=context).problem.goal.kind
+                 == "exchange")
+    ep = make_episode("returns", 0, 9600, index, context=context)
+    for _ in range(3):
+        if not ep.problem.user.withheld():
+            break
+        ep.step(AgentAction(text="Could you tell me which order it is, why you're sending it back, how you'd "
+                                 "like to send it and what you'd like instead?"))
+    value = ep.problem.goal.new_variant_value
+    reply = " ".join(m.text for m in ep.step(AgentAction(
+        text=f"I'll exchange it for the {value} one by mail. Shall I go ahead?")).observation)
+    assert reply.endswith("Please go ahead."), reply
+    sentences = [s for s in reply.split(". ") if s]
+    assert len(sentences) == len(set(sentences)), reply
