@@ -32,6 +32,7 @@ is refused, never scored as one of them.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -509,6 +510,8 @@ def _read_amount(text: str, question: PolicyQuestion | None) -> PolicyAnswer:
         raise AnswerRefused(f"Could not find {what} in your answer: give it as e.g. {example}.")
     facts = question.facts() if question is not None else []
     m = _choose(t, fits, facts, "figure")
+    if not math.isfinite(float(m.value)):
+        raise AnswerRefused(f"{_shown(t, m)[:40]!r}... is not a figure the policy can set: give {what}, e.g. {example}.")
     return PolicyAnswer(value=round(float(m.value), 6), unit=unit or m.dim)
 
 
