@@ -19,6 +19,7 @@ import os
 import sys
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 from typing import Any, overload
@@ -57,6 +58,17 @@ def progress(total: int, desc: str, unit: str = "it", delay: float = PROGRESS_DE
     when done."""
     return tqdm(total=total, desc=desc, unit=unit, delay=delay, leave=False, file=sys.stderr,
                 dynamic_ncols=True, disable=not show)
+
+
+@dataclass(frozen=True)
+class VariantCodes:
+    """Every variant's attribute and folded value as integers, in the catalogue's flat variant order
+    (`Catalog.variant_offsets`), so a wanted value is matched by comparing integers."""
+
+    attribute: np.ndarray
+    value: np.ndarray
+    attribute_code: dict[str, int]
+    value_code: dict[str, int]  # folded value -> code
 
 
 def fold(text: Any) -> str:
@@ -524,9 +536,19 @@ class Catalog:
         return self._cols.v_stock
 
     @cached_property
-    def folded_variant_values(self) -> np.ndarray:
-        """Each variant's value, `fold`ed, aligned with `variant_prices` (object array)."""
-        return np.array([fold(v) for v in self._cols.v_value.to_pylist()], dtype=object)
+    def variant_codes(self) -> VariantCodes:
+        """Every variant's attribute and folded value as integers, aligned with `variant_prices`
+        (built once from the Arrow columns: each distinct value is folded once, no `Product` made)."""
+        attributes = pc.dictionary_encode(self._cols.v_attr)
+        values = pc.dictionary_encode(self._cols.v_value)
+        folded = [fold(v) for v in values.dictionary.to_pylist()]
+        value_code = {v: i for i, v in enumerate(dict.fromkeys(folded))}
+        code_of_entry = np.array([value_code[v] for v in folded] or [0], dtype=np.int32)
+        return VariantCodes(
+            attribute=np.asarray(attributes.indices.to_numpy(zero_copy_only=False), dtype=np.int32),
+            value=code_of_entry[np.asarray(values.indices.to_numpy(zero_copy_only=False), dtype=np.int64)],
+            attribute_code={a: i for i, a in enumerate(attributes.dictionary.to_pylist())},
+            value_code=value_code)
 
     def variants_of(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The variants of the products at `rows`, flattened in order: (each one's index into

@@ -252,8 +252,10 @@ class _CompiledFilters:
         ok = self._in_range(catalog.prices[rows])
         if not self.features or not rows.size:
             return ok
+        codes = catalog.variant_codes
+        wanted = [codes.value_code[f] for f in self.features if f in codes.value_code]
         owner, flat = catalog.variants_of(rows)
-        chosen = np.isin(catalog.folded_variant_values[flat], np.array(self.features, dtype=object))
+        chosen = np.isin(codes.value[flat], wanted)
         has_chosen = np.zeros(rows.size, dtype=bool)
         has_chosen[owner[chosen]] = True
         within = np.zeros(rows.size, dtype=bool)
@@ -711,7 +713,6 @@ class SearchEngine:
         #: category filter (levels) -> the codes of the category paths it matches (`_category_codes`)
         self._categories: dict[tuple[str, ...], np.ndarray] = {}
         self._brand_codes: tuple[np.ndarray, list[str]] | None = None
-        self._spans: tuple[np.ndarray, np.ndarray] | None = None
 
     # -- lazy parts -------------------------------------------------------------
     @property
@@ -841,13 +842,8 @@ class SearchEngine:
             ok &= ~(self.catalog.ratings < check.rating)
         if check.ship is not None:
             ok &= ~(self.catalog.ship_days > check.ship)
-        if check.lo is not None or check.hi is not None:
-            cheapest, dearest = self._price_spans
-            if check.hi is not None:
-                ok &= ~(cheapest > check.hi)
-            if check.lo is not None:
-                ok &= ~(dearest < check.lo)
-            rows = np.flatnonzero(ok)  # the spans bound every price a product is bought at: now the exact test
+        if check.lo is not None or check.hi is not None:  # on the rows left: the variant test reads their variants
+            rows = np.flatnonzero(ok)
             ok[rows[~check._priced_within(self.catalog, rows)]] = False
         if check.attrs:
             products = self.catalog.products
@@ -866,22 +862,6 @@ class SearchEngine:
                     self._categories.clear()
                 self._categories[want] = got
         return got
-
-    @property
-    def _price_spans(self) -> tuple[np.ndarray, np.ndarray]:
-        """Each product's lowest and highest price, its listing's or a variant's (built once):
-        they bound any price it is bought at, so a price filter first drops, by one comparison
-        per product, those that cannot pass."""
-        if self._spans is None:
-            with self._plock:
-                if self._spans is None:
-                    catalog = self.catalog
-                    cheapest, dearest = catalog.prices.copy(), catalog.prices.copy()
-                    owner, flat = catalog.variants_of(np.arange(len(catalog)))
-                    np.minimum.at(cheapest, owner, catalog.variant_prices[flat])
-                    np.maximum.at(dearest, owner, catalog.variant_prices[flat])
-                    self._spans = (cheapest, dearest)
-        return self._spans
 
     @property
     def _brands(self) -> tuple[np.ndarray, list[str]]:

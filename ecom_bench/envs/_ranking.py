@@ -52,7 +52,6 @@ from functools import lru_cache
 from typing import Any, Literal, Protocol
 
 import numpy as np
-import pyarrow.compute as pc
 
 from ecom_bench._seeding import derive_seed
 from ecom_bench.conversation import EpisodeStatus
@@ -62,7 +61,7 @@ from ecom_bench.catalog.catalog import fold
 from ecom_bench.catalog.naming import counted, product_noun
 from ecom_bench.catalog.taxonomy import attribute_label
 from ecom_bench.difficulty import Difficulty
-from ecom_bench.envs._catalog_index import _column, catalog_index, changed_rows, in_stock_mask
+from ecom_bench.envs._catalog_index import catalog_index, changed_rows, in_stock_mask
 from ecom_bench.users.persona import PERSONA_DIMENSIONS, sample_persona
 from ecom_bench.world import World
 from ecom_bench.world.state import StockOut
@@ -243,33 +242,6 @@ def _offering(catalog: Catalog, attribute: str, value: str) -> np.ndarray:
     return mask
 
 
-@dataclass(frozen=True)
-class _VariantCodes:
-    """Every variant's attribute and folded value as integers, in the catalogue's flat variant
-    order (`Catalog.variant_offsets`), so a pin is matched by comparing integers."""
-
-    attribute: np.ndarray
-    value: np.ndarray
-    attribute_code: dict[str, int]
-    value_code: dict[str, int]  # folded value -> code
-
-
-@lru_cache(maxsize=4)
-def _variant_codes(catalog: Catalog) -> _VariantCodes:
-    """Built once per catalogue from its Arrow columns (no `Product` is made)."""
-    flat = _column(catalog, "variants").values
-    attributes = pc.dictionary_encode(flat.field("attribute"))
-    values = pc.dictionary_encode(flat.field("value"))
-    folded = [fold(v) for v in values.dictionary.to_pylist()]
-    value_code = {v: i for i, v in enumerate(dict.fromkeys(folded))}
-    code_of_entry = np.array([value_code[v] for v in folded] or [0], dtype=np.int32)
-    return _VariantCodes(
-        attribute=np.asarray(attributes.indices.to_numpy(zero_copy_only=False), dtype=np.int32),
-        value=code_of_entry[np.asarray(values.indices.to_numpy(zero_copy_only=False), dtype=np.int64)],
-        attribute_code={a: i for i, a in enumerate(attributes.dictionary.to_pylist())},
-        value_code=value_code)
-
-
 def bought_variants(catalog: Catalog, pins: tuple[Constraint, ...], rows: np.ndarray) -> np.ndarray:
     """`bought_variant` for each of `rows`: its position in the catalogue's flat variant columns
     (`Catalog.variant_prices`, `variant_stocks`), or -1 where none is pinned."""
@@ -277,7 +249,7 @@ def bought_variants(catalog: Catalog, pins: tuple[Constraint, ...], rows: np.nda
     out = np.full(len(rows), -1, dtype=np.int64)
     if not pins or not len(rows):
         return out
-    codes = _variant_codes(catalog)
+    codes = catalog.variant_codes
     owner, flat = catalog.variants_of(rows)
     for c in reversed(pins):  # an earlier pin overrides a later one
         a, v = codes.attribute_code.get(c.attribute or ""), codes.value_code.get(fold(c.value))
