@@ -1,9 +1,12 @@
-"""Inspect registry: imported by Inspect on every command, so it only imports."""
+"""Inspect registry: imported by Inspect on every command, so it only imports.
+
+Importing `ecom_bench.tasks` registers every built-in environment's task and the collections.
+"""
 
 # ruff: noqa: F401
 from inspect_ai.model import modelapi
 
-from ecom_bench.tasks import bundle, cart, collection, discovery, journey, policy, returns, substitution, tracking
+import ecom_bench.tasks
 
 
 @modelapi(name="ecom")

@@ -1,5 +1,6 @@
 """`ecom-bench`: inspect tasks, run scripted agents through the core, play an episode.
 
+    ecom-bench envs                                  the registered environments, their tools and axes
     ecom-bench show cart -d 6 --index 2 [--hidden]   print a generated task
     ecom-bench run cart -d 6 -n 50 --policy oracle   score a scripted agent (no Inspect)
     ecom-bench core-sweep C8 -d 0 6 12 -n 30         success table of the scripted agents (no Inspect)
@@ -24,7 +25,7 @@ from collections.abc import Callable
 
 from ecom_bench.agents import get_policy
 from ecom_bench.difficulty import Difficulty, validate_level
-from ecom_bench.envs import ENVIRONMENTS, resolve_envs
+from ecom_bench.envs import env_names, resolve_envs
 from ecom_bench.envs.context import DEFAULT_CATALOG_SIZE, CatalogSpec, load_context
 from ecom_bench.play import play
 from ecom_bench.runner import make_episode, run_policy
@@ -56,7 +57,7 @@ _count, _non_negative, _port = _int_at_least(1), _int_at_least(0), _int_at_least
 
 
 def _common(p: argparse.ArgumentParser) -> None:
-    p.add_argument("env", choices=sorted(ENVIRONMENTS))
+    p.add_argument("env", choices=env_names())
     p.add_argument("-d", "--difficulty", type=_level, default=0)
     p.add_argument("--seed", type=_non_negative, default=0)
     p.add_argument("--catalog", default="synthetic")
@@ -76,6 +77,13 @@ def cmd_show(args: argparse.Namespace) -> None:
     if args.hidden:
         print("HIDDEN:", json.dumps(ep.problem.hidden_state(), indent=2))
         print("AXES:", json.dumps(Difficulty.from_level(args.difficulty).to_dict(), indent=2))
+        print(f"{args.env.upper()} AXES:", json.dumps(ep.env.axis_values(args.difficulty), indent=2))
+
+
+def cmd_envs(args: argparse.Namespace) -> None:
+    from ecom_bench.envs.listing import axes_table, summary_table, tools_table
+
+    print(summary_table(), tools_table(), axes_table(), sep="\n\n")
 
 
 def cmd_run(args: argparse.Namespace) -> None:
@@ -208,6 +216,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="ecom-bench", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
+    p = sub.add_parser("envs", help="list the registered environments: tasks, tools, own difficulty axes")
+    p.set_defaults(fn=cmd_envs)
     p = sub.add_parser("show", help="print a generated task")
     _common(p)
     p.add_argument("--index", type=_non_negative, default=0)

@@ -1,4 +1,7 @@
-"""Difficulty: one integer d drives the 12 shared axes of docs/design.md §Difficulty axes plus per-env axes.
+"""Difficulty: one integer d drives the 12 shared axes of docs/design.md §Difficulty axes.
+
+An environment's own axes (E_CART's item count, E_BUNDLE's project size, ...) are declared
+by the environment (`Environment.axes`, shown by `ecom-bench show`).
 
 Formulas are the design's reference parameterisation (upstream parity), so our numbers are
 comparable; d has no upper cap. `Difficulty.from_level(d)` is the only constructor the
@@ -11,7 +14,7 @@ import math
 from dataclasses import asdict, dataclass
 
 
-def _sigmoid(x: float) -> float:
+def sigmoid(x: float) -> float:
     return 1.0 / (1.0 + math.exp(-x))
 
 
@@ -63,10 +66,6 @@ class Difficulty:
     n_orders: int  # 10 H_orders, order-history size
     n_policy_clauses: int  # 11 B_branch
     tool_budget: int  # 12 B_tool, tool calls allowed per turn
-    # --- E_CART axes --------------------------------------------------------
-    cart_items: int
-    p_variant: float
-    p_quantity: float
 
     @classmethod
     def from_level(cls, d: object) -> "Difficulty":
@@ -76,18 +75,15 @@ class Difficulty:
             n_constraints=2 + d // 2,
             k_rec=min(10, 3 + d // 3),
             max_turns=4 + d // 2,
-            p_missing=0.8 * _sigmoid((d - 3) / 1.5),
+            p_missing=0.8 * sigmoid((d - 3) / 1.5),
             p_noise=min(max(0.01 * d, 0.0), 0.125),
-            p_switch=0.6 * _sigmoid((d - 5) / 2),
+            p_switch=0.6 * sigmoid((d - 5) / 2),
             top_k=max(20, 200 - 10 * d),
             eps_rank=min(0.4, 0.02 * d),
             p_oos=min(0.5, 0.05 * d),
             n_orders=1 + d // 2,
             n_policy_clauses=min(MAX_POLICY_CLAUSES, 1 + d // 3),
             tool_budget=1 + d // 2,
-            cart_items=min(5, 1 + d // 3),
-            p_variant=_sigmoid((d - 2) / 1.5),
-            p_quantity=min(0.5, 0.1 * d),
         )
 
     def to_dict(self) -> dict[str, float | int]:

@@ -25,7 +25,7 @@ from ecom_bench.rewards import Reward, efficiency, hallucination
 from ecom_bench.users import UserAct, UserMessage
 from ecom_bench.world._tooling import clip_text
 from ecom_bench.world.state import ToolCallRecord
-from ecom_bench.world.toolkit import InvalidToolCall, Toolkit, ToolError, ToolSpec
+from ecom_bench.world.toolkit import InvalidToolCall, ToolError, ToolSpec
 
 #: Calls refused over the per-turn budget before the user gives up waiting.
 MAX_REFUSED_CALLS_PER_TURN = 3
@@ -154,7 +154,7 @@ class Episode:
         self.problem = problem
         self.strict = strict
         self.world = problem.world
-        self.toolkit = Toolkit(self.world, ask_user=self._ask_user)
+        self.toolkit = env.toolkit_class()(self.world, ask_user=self._ask_user)
         self.turns = 0
         self.user_caused_turns = 0
         self.calls_this_turn = 0
@@ -181,7 +181,7 @@ class Episode:
         return self._opening.text
 
     def tool_specs(self) -> list[ToolSpec]:
-        specs = Toolkit.specs()
+        specs = self.toolkit.specs()
         return [specs[name] for name in self.env.tool_names]
 
     def system_prompt(self) -> str:
@@ -246,7 +246,7 @@ class Episode:
         if not isinstance(name, str) or name not in self.env.tool_names:
             return self._invalid(name, arguments, f"unknown tool {clip_text(repr(name))}; available: "
                                  f"{', '.join(self.env.tool_names)}")
-        spec = Toolkit.specs()[name]
+        spec = self.toolkit.specs()[name]
         try:
             args = spec.validate(arguments)
         except InvalidToolCall as e:
@@ -325,7 +325,7 @@ class Episode:
             return self._result
         if not self.done:
             self._end("not finished", EndReason.NOT_FINISHED)
-        verdict = self.env.verify(self.problem)
+        verdict = self.env.verify(self.problem.task, self.world)
         min_turns = min(self.env.min_turns(self.problem.task, self.difficulty.tool_budget), self.difficulty.max_turns)
         r_eff = efficiency(self.turns, self.user_caused_turns, self.difficulty.max_turns, min_turns)
         # Ids in cart/return calls and in final answers that the tools carried out.

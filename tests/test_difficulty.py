@@ -1,6 +1,7 @@
 import pytest
 
 from ecom_bench.difficulty import Difficulty, validate_level
+from ecom_bench.envs import get_env
 
 SPEC_TABLE = {  # SPEC "The 12 axes", d = 0/3/6/9/12
     "n_constraints": (2, 3, 5, 6, 8),
@@ -10,7 +11,6 @@ SPEC_TABLE = {  # SPEC "The 12 axes", d = 0/3/6/9/12
     "n_orders": (1, 2, 4, 5, 7),
     "n_policy_clauses": (1, 2, 3, 4, 5),
     "tool_budget": (1, 2, 4, 5, 7),
-    "cart_items": (1, 2, 3, 4, 5),
 }
 SPEC_FLOATS = {
     "p_missing": (0.095, 0.40, 0.705, 0.786, 0.798),
@@ -31,11 +31,13 @@ def test_axes_match_spec_table(i, d):
 
 
 def test_cart_axes_match_spec():
-    # docs/design.md E_CART table: variant required 21/66/93/99%, quantity>1 0/30/50/50%
-    for d, p_var, p_qty in ((0, 0.21, 0.0), (3, 0.66, 0.3), (6, 0.93, 0.5), (9, 0.99, 0.5)):
-        axes = Difficulty.from_level(d)
-        assert axes.p_variant == pytest.approx(p_var, abs=0.01)
-        assert axes.p_quantity == pytest.approx(p_qty)
+    # docs/design.md E_CART table: items 1/2/3/4, variant required 21/66/93/99%, quantity>1 0/30/50/50%
+    cart = get_env("cart")
+    for d, items, p_var, p_qty in ((0, 1, 0.21, 0.0), (3, 2, 0.66, 0.3), (6, 3, 0.93, 0.5), (9, 4, 0.99, 0.5)):
+        axes = cart.axis_values(Difficulty.from_level(d))
+        assert axes["cart_items"] == items
+        assert axes["p_variant"] == pytest.approx(p_var, abs=0.01)
+        assert axes["p_quantity"] == pytest.approx(p_qty)
 
 
 def test_no_upper_cap_and_monotone():

@@ -226,7 +226,7 @@ def verdict_of(context, d, index, ids, setup=None):
         setup(ep)
     show(ep, ids)
     assert not submit(ep, ids).error
-    return ep.env.verify(ep.problem)
+    return ep.env.verify(ep.problem.task, ep.problem.world)
 
 
 def test_wrong_answers_get_the_expected_task_score(context):

@@ -153,7 +153,7 @@ def test_two_builds_share_one_world(context):
     for task in (a, b):
         rule = kb.get(task.goal.rule_id)
         assert rule.compute(task.goal.situation) == task.goal.answer
-        assert env.verify_task(task, world).task == -1.0  # nothing answered yet
+        assert env.verify(task, world).task == -1.0  # nothing answered yet
 
 
 # --------------------------------------------------------------- scoring

@@ -50,10 +50,9 @@ def test_difficulty_has_no_cap_every_env_still_generates_solvable_tasks(context,
 
 @pytest.mark.parametrize("env", ENVS)
 def test_every_env_has_the_three_scripted_policies(env):
-    policies = get_env(env).policies
-    assert {"oracle", "heuristic", "random"} <= set(policies)
-    assert policies["oracle"].reads_hidden_goal and not policies["heuristic"].reads_hidden_goal
-    assert not policies["random"].reads_hidden_goal
+    assert {"oracle", "heuristic", "random"} <= set(get_env(env).policies)
+    assert get_policy(env, "oracle").reads_hidden_goal and not get_policy(env, "heuristic").reads_hidden_goal
+    assert not get_policy(env, "random").reads_hidden_goal
 
 
 @pytest.mark.parametrize("env", ENVS)
@@ -123,3 +122,14 @@ def test_explanations_read_right_in_markdown_and_agree_with_the_score(context):
     text = ep.result().explanation()
     assert text.startswith("HARD FAIL (invalid output") and "task and total -1" in text
     assert "overrides the verdict" in text and "*" not in text
+
+
+def test_readme_tables_are_the_registry_listing():
+    """The README's tool and own-axes tables are `ecom-bench envs`' output, so they follow the registry."""
+    from pathlib import Path
+
+    from ecom_bench.envs.listing import axes_table, tools_table
+
+    readme = (Path(__file__).parents[1] / "README.md").read_text()
+    assert tools_table() in readme
+    assert axes_table() in readme

@@ -20,12 +20,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conftest import TEST_SPEC, examples
-from ecom_bench.envs import ENVIRONMENTS
+from ecom_bench.envs import ENVIRONMENTS, get_env
 from ecom_bench.envs.context import load_context
 from ecom_bench.episode import MAX_REFUSED_CALLS_PER_TURN, Episode, ToolOutcome
 from ecom_bench.runner import make_episode
 from ecom_bench.world._tooling import MAX_ARG_CHARS, MAX_ARG_ITEMS
-from ecom_bench.world.toolkit import Toolkit
 
 pytestmark = pytest.mark.reliability
 
@@ -38,7 +37,7 @@ MAX_REPLY_CHARS = 32_000
 MAX_RESULT_JSON_CHARS = 200_000
 MB = "x" * 1_000_000
 WEIRD = ["\x00", "P-\x00001", "\u202eP-0001\u202c", "😀🛒", "كرسي", "\ufeff", "a\nb\tc", "\\u0000", "%s{0}"]
-SPECS = Toolkit.specs()
+SPECS = get_env("journey").toolkit_class().specs()  # every built-in tool
 
 
 # ------------------------------------------------------------------ episodes

@@ -10,7 +10,7 @@ import pytest
 from ecom_bench.cli import main
 from ecom_bench.play import WIDTH, Call, Meta, Note, Say, fold, layout, parse_arguments, parse_line
 from ecom_bench.runner import make_episode
-from ecom_bench.world.toolkit import Toolkit
+from ecom_bench.envs import get_env
 
 from conftest import TEST_CATALOG_SIZE
 
@@ -95,7 +95,7 @@ def test_ctrl_c_leaves_without_a_traceback(monkeypatch, capsys, context):
 
 
 def test_lines_parse_into_messages_calls_and_free_commands():
-    specs = Toolkit.specs()
+    specs = get_env("journey").toolkit_class().specs()
     assert parse_line("  ", specs) is None
     assert parse_line("hello there", specs) == Say("hello there")
     assert parse_line("/TOOLS cart_add", specs) == Meta("tools", "cart_add")
@@ -120,7 +120,7 @@ def test_lines_parse_into_messages_calls_and_free_commands():
     ("checkout", "", {}),
 ])
 def test_forgiving_arguments(tool, raw, expected):
-    assert parse_arguments(Toolkit.specs()[tool], raw) == expected
+    assert parse_arguments(get_env("journey").toolkit_class().specs()[tool], raw) == expected
 
 
 def test_long_results_are_folded():

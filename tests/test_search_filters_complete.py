@@ -167,9 +167,9 @@ def test_a_filtered_search_that_reads_no_constraint_still_fails(context, env):
 
 
 def _search(world: Any, **arguments: Any) -> dict[str, Any]:
-    from ecom_bench.world.toolkit import Toolkit
+    from ecom_bench.envs import get_env
 
-    return json.loads(Toolkit(world).catalog_search(**arguments))
+    return json.loads(get_env("cart").toolkit_class()(world).catalog_search(**arguments))
 
 
 def test_pages_reach_every_filter_match_past_the_depth(context):
@@ -224,10 +224,9 @@ def test_features_filter_finds_products_by_any_attribute_or_variant(context):
 
 def test_bad_paging_arguments_are_tool_errors(context):
     from ecom_bench.world._tooling import ToolError
-    from ecom_bench.world.toolkit import Toolkit
 
     with pytest.raises(ToolError, match="offset"):
-        Toolkit(_episode(context, "cart", 0, 0).problem.world).catalog_search(query="mug", offset=-1)
+        _search(_episode(context, "cart", 0, 0).problem.world, query="mug", offset=-1)
     page = _search(_episode(context, "cart", 0, 0).problem.world, query="mug", max_price=20, offset=10**6)
     assert page["results"] == [] and page["total"] > 0 and "next_offset" not in page
 

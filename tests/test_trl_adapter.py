@@ -29,7 +29,6 @@ from ecom_bench.conversation import Message  # noqa: E402
 from ecom_bench.envs import COLLECTIONS, get_env  # noqa: E402
 from ecom_bench.training.trl import (ENDED, EcomTRLEnv, build_dataset, environment_class,  # noqa: E402
                                      environment_factories, success, total)
-from ecom_bench.world.toolkit import Toolkit  # noqa: E402
 
 
 # ----------------------------------------------------------------------- tools and reset
@@ -40,7 +39,7 @@ def test_tool_methods_match_the_core_specs(env: str) -> None:
              if not n.startswith("_") and n not in ("reset", "get_reward")]
     assert sorted(tools) == sorted(get_env(env).tool_names)  # exactly what TRL will expose
     for name in tools:
-        spec = Toolkit.specs()[name]
+        spec = get_env(env).toolkit_class().specs()[name]
         schema = get_json_schema(getattr(cls, name))["function"]  # what TRL renders into the prompt
         assert schema["name"] == name and schema["description"] == " ".join(spec.description.split())
         params = spec.parameters

@@ -225,13 +225,14 @@ class Adversary:
 
     def __init__(self, env: str) -> None:
         from ecom_bench.envs import get_env
-        from ecom_bench.world.toolkit import Toolkit
 
         e = get_env(env)
+        if e.final_tool is None:
+            raise ValueError(f"{type(self).__name__} plays one request; {env!r} has one per request")
         self.env = env
         self.tools = tuple(e.tool_names)
         self.final = e.final_tool
-        specs = Toolkit.specs()
+        specs = e.toolkit_class().specs()
         self.specs = {n: specs[n] for n in self.tools}
         self.final_spec = specs[self.final]
         params = self.final_spec.parameters
@@ -540,9 +541,13 @@ def _journey_class(name: str) -> type:
 
 
 def make_adversary(name: str, env: str) -> Any:
-    """The adversarial policy `name` for environment `env` (E_JOURNEY: delegating per request)."""
-    if env == "journey":
-        return _journey_class(name)()
+    """The adversarial policy `name` for environment `env` (a journey: delegating per request)."""
+    from ecom_bench.envs import get_env
+    from ecom_bench.envs.journey import JourneyEnv
+
+    journey = get_env(env)
+    if isinstance(journey, JourneyEnv):
+        return _journey_class(name)(members=journey.chained)
     return STRATEGIES[name](env)
 
 

@@ -1,9 +1,15 @@
-"""What every environment provides: a builder, a user, a verifier, its tools and agents.
+"""The environment contract: what one environment declares and provides.
+
+An environment is one package (`ecom_bench/envs/<name>/`) whose `Environment` subclass
+declares its summary, goal type, customer, toolkits, final tool, own difficulty axes and
+journey role, and implements `build` (the generator) and `verify` (the verifier). Register
+it with `ecom_bench.register_env`; every front (core runner, Inspect task, training env,
+journey, CLI) reads the registry, so nothing else has to change.
 
 An environment contributes a `SubTask` (hidden goal, persona, user simulator) to a
 `World` it populates (orders, policies, stock-outs, ...). `build` writes into a world
 it is given, so E_JOURNEY can chain several environments over one world; `generate`
-is the atomic case: a fresh world plus one sub-task. `verify_task` reads the same
+is the atomic case: a fresh world plus one sub-task. `verify` reads the same
 world the tools acted on, and the answers the agent gave for that sub-task's intent.
 Nothing is rebuilt a second way (docs/design.md §Upstream pitfalls, 3).
 """
@@ -11,6 +17,7 @@ Nothing is rebuilt a second way (docs/design.md §Upstream pitfalls, 3).
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -20,6 +27,8 @@ from ecom_bench.envs.context import EnvContext
 from ecom_bench.users import UserSimulator
 from ecom_bench.world import World
 from ecom_bench.world.state import FinalAnswer
+from ecom_bench.world._tooling import ToolBase
+from ecom_bench.world.toolkit import Toolkit, compose_toolkit
 
 
 @dataclass
@@ -74,6 +83,39 @@ class Verdict:
     details: dict[str, Any] = field(default_factory=dict)
 
 
+@dataclass(frozen=True)
+class EnvAxis:
+    """A difficulty axis of one environment, beside the 12 shared ones of `Difficulty`.
+
+    `value(d)` is the schedule the generator reads; `schedule` is the same formula in words,
+    for `ecom-bench show` and the docs.
+    """
+
+    name: str
+    description: str
+    schedule: str
+    value: Callable[[int], float]
+
+    def at(self, difficulty: Difficulty | int) -> Any:
+        level = difficulty.level if isinstance(difficulty, Difficulty) else difficulty
+        return self.value(level)
+
+
+@dataclass(frozen=True)
+class JourneyRole:
+    """How an environment's requests join a journey (E_JOURNEY chains several envs' requests).
+
+    `answer_phrase` names the request's final answer in the journey's instructions;
+    `request_cues` are words of a customer's opening that mark this kind of request (the
+    honest scripted journey agents route by them, checked in `cue_order`); an env with no
+    cues is where a request that matches no other goes.
+    """
+
+    answer_phrase: str
+    request_cues: tuple[str, ...] = ()
+    cue_order: int = 0
+
+
 def new_world(context: EnvContext, env: str, seed: int, difficulty: Difficulty) -> World:
     """An empty world over the shared catalogue, seeded for this episode."""
     return World(catalog=context.catalog, difficulty=difficulty, seed=derive_seed(f"{env}-world", seed, difficulty.level),
@@ -81,15 +123,33 @@ def new_world(context: EnvContext, env: str, seed: int, difficulty: Difficulty) 
 
 
 class Environment(ABC):
-    """Base class of the eight environments."""
+    """An environment: subclass it in the env's own package and register it (`register_env`)."""
 
+    #: Registry key, Inspect task name and CLI name.
     name: ClassVar[str]
+    #: Short title ("E_CART: cart building") for logs and listings.
     title: ClassVar[str]
+    #: One sentence: what the agent must do (the Inspect task's description and the CLI listing).
+    summary: ClassVar[str]
+    #: The hidden goal's type (a dataclass with `to_dict()`); `build` puts one in `SubTask.goal`.
+    goal_type: ClassVar[type]
+    #: The simulated customer's class; `build` makes one for each task.
+    customer_type: ClassVar[type]
+    #: The tool groups (`ToolBase` subclasses of `@tool_method`s) the episode binds to its world.
+    toolkits: ClassVar[tuple[type[ToolBase], ...]]
+    #: The tools the agent is offered, in order: a subset of the toolkits' tools.
     tool_names: ClassVar[tuple[str, ...]]
-    final_tool: ClassVar[str]
+    #: The tool whose call is the agent's answer (None for an env with one per request).
+    final_tool: ClassVar[str | None]
+    #: The system prompt's task description (the rules of `rules()` follow it).
     instructions: ClassVar[str]
-    #: Scripted agents by name ("oracle" reads the hidden goal; the others must not).
-    policies: ClassVar[dict[str, type]]
+    #: Scripted agents by name, as factories of a `Policy` ("oracle" reads the hidden goal; the
+    #: others must not).
+    policies: ClassVar[dict[str, Callable[[], Any]]]
+    #: The env's own difficulty axes (the 12 shared ones are `Difficulty`'s).
+    axes: ClassVar[tuple[EnvAxis, ...]] = ()
+    #: How its requests join a journey; None: never part of one.
+    journey: ClassVar[JourneyRole | None] = None
 
     def rules(self, difficulty: Difficulty) -> str:
         """The budgets and answer rule, appended to the instructions in the system prompt."""
@@ -117,16 +177,22 @@ class Environment(ABC):
 
     # --------------------------------------------------------- verification
     @abstractmethod
-    def verify_task(self, task: SubTask, world: World) -> Verdict:
+    def verify(self, task: SubTask, world: World) -> Verdict:
         """Score one sub-task against the final world and the answers for its intent (r_task)."""
-
-    def verify(self, problem: Problem) -> Verdict:
-        return self.verify_task(problem.task, problem.world)
 
     def answer_of(self, task: SubTask, world: World) -> FinalAnswer | None:
         """The agent's final answer to `task`: the last call of this env's final tool for its intent."""
         answers = world.answers_for(task.intent, self.final_tool)
         return answers[-1] if answers else None
+
+    # ---------------------------------------------------------------- tools
+    def toolkit_class(self) -> type[Toolkit]:
+        """The class binding this env's toolkits (and `ask_user`) to one episode's world."""
+        return compose_toolkit(self.toolkits)
+
+    def axis_values(self, difficulty: Difficulty | int) -> dict[str, Any]:
+        """The env's own axes at a difficulty, by name."""
+        return {axis.name: axis.at(difficulty) for axis in self.axes}
 
     def has_answer(self, problem: Problem) -> bool:
         """Did the agent give a final answer at all? (No answer → hard fail.)"""

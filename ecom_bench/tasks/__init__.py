@@ -1,6 +1,12 @@
-"""Inspect tasks: one per environment, plus the collections C1-C8."""
+"""Inspect tasks: one per registered environment, plus the collections C1-C8.
+
+`inspect eval ecom_bench/<env>` runs a built-in environment; `env_task(name, ...)` builds the
+`Task` of any registered one, and `inspect_task(name)` its `@task` function.
+"""
 
 from ecom_bench.tasks.collection import collection
-from ecom_bench.tasks.environments import bundle, cart, discovery, journey, policy, returns, substitution, tracking
+from ecom_bench.tasks.environments import BUILTIN_TASKS, env_task, inspect_task
 
-__all__ = ["bundle", "cart", "collection", "discovery", "journey", "policy", "returns", "substitution", "tracking"]
+globals().update(BUILTIN_TASKS)
+
+__all__ = ["collection", "env_task", "inspect_task", *BUILTIN_TASKS]

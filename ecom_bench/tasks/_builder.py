@@ -1,6 +1,6 @@
 """Shared task construction: dataset, solver, scorer and parameter validation.
 
-Every environment's `@task` is a one-line call to `env_task`, so all eight take the
+Every environment's task and the collections are built by `build_task`, so all take the
 same parameters and validate them the same way.
 """
 
@@ -91,7 +91,7 @@ def build_samples(env_names: tuple[str, ...], difficulty: int, samples: int, see
     return out
 
 
-def env_task(env_name: str, *, difficulty: Any = 0, samples: Any = DEFAULT_SAMPLES, seed: Any = 0,
+def build_task(env_name: str, *, difficulty: Any = 0, samples: Any = DEFAULT_SAMPLES, seed: Any = 0,
              strict: Any = True, catalog: str = "synthetic", catalog_size: Any = DEFAULT_CATALOG_SIZE,
              catalog_seed: Any = 0, embedder: str = "wordllama", envs: tuple[str, ...] | None = None) -> Task:
     """The Inspect task of one environment (or, with `envs`, of a collection called `env_name`)."""

@@ -13,7 +13,7 @@ from inspect_ai import Task, task
 
 from ecom_bench.envs import COLLECTIONS, resolve_envs
 from ecom_bench.envs.context import DEFAULT_CATALOG_SIZE
-from ecom_bench.tasks._builder import DEFAULT_SAMPLES, env_task, reject_unknown_params
+from ecom_bench.tasks._builder import DEFAULT_SAMPLES, build_task, reject_unknown_params
 from ecom_bench.tasks._errors import input_errors
 
 
@@ -43,5 +43,5 @@ def collection(envs: str = "C8", difficulty: int = 0, samples: int = DEFAULT_SAM
                              f"environments, got {envs!r}")
         names = resolve_envs(envs)
         label = str(envs).strip().upper() if str(envs).strip().upper() in COLLECTIONS else "+".join(names)
-        return env_task(label, difficulty=difficulty, samples=samples, seed=seed, strict=strict, catalog=catalog,
+        return build_task(label, difficulty=difficulty, samples=samples, seed=seed, strict=strict, catalog=catalog,
                         catalog_size=catalog_size, catalog_seed=catalog_seed, embedder=embedder, envs=names)

@@ -1,7 +1,9 @@
-"""The eight environment tasks: `inspect eval ecom_bench/<env> -T difficulty=6`.
+"""The environments' Inspect tasks: `inspect eval ecom_bench/<env> -T difficulty=6`.
 
-All eight take the same parameters, so each is made by one factory rather than
-eight copies of the same signature; the env's own package holds what differs.
+Every registered environment takes the same parameters, so one factory makes each task;
+the env's own package holds what differs. The built-in environments' tasks are made here
+from the registry; `inspect_task("my_env")` makes one for an environment registered
+elsewhere, and `env_task("my_env", difficulty=3)` builds its `Task` directly.
 """
 
 from __future__ import annotations
@@ -11,8 +13,9 @@ from typing import Any
 
 from inspect_ai import Task, task
 
+from ecom_bench.envs import BUILTIN_ENVS, get_env
 from ecom_bench.envs.context import DEFAULT_CATALOG_SIZE
-from ecom_bench.tasks._builder import DEFAULT_SAMPLES, env_task, reject_unknown_params
+from ecom_bench.tasks._builder import DEFAULT_SAMPLES, build_task, reject_unknown_params
 from ecom_bench.tasks._errors import input_errors
 
 _PARAMS_DOC = """
@@ -31,26 +34,35 @@ _PARAMS_DOC = """
     """
 
 
-def _env_task(env_name: str, summary: str) -> Callable[..., Task]:
+def env_task(env: str, difficulty: int = 0, samples: int = DEFAULT_SAMPLES, seed: int = 0, strict: bool = True,
+             catalog: str = "synthetic", catalog_size: int = DEFAULT_CATALOG_SIZE, catalog_seed: int = 0,
+             embedder: str = "wordllama") -> Task:
+    """The Inspect `Task` of the registered environment `env` (bad input: one readable error)."""
+    with input_errors():
+        get_env(env)
+        return build_task(env, difficulty=difficulty, samples=samples, seed=seed, strict=strict, catalog=catalog,
+                          catalog_size=catalog_size, catalog_seed=catalog_seed, embedder=embedder)
+
+
+def inspect_task(env: str) -> Callable[..., Task]:
+    """The `@task` function of environment `env`, registered with Inspect under its name."""
+    summary = get_env(env).summary
+
     def make(difficulty: int = 0, samples: int = DEFAULT_SAMPLES, seed: int = 0, strict: bool = True,
              catalog: str = "synthetic", catalog_size: int = DEFAULT_CATALOG_SIZE, catalog_seed: int = 0,
              embedder: str = "wordllama", **unknown: Any) -> Task:
         with input_errors():
-            reject_unknown_params(env_name, unknown, make)
-            return env_task(env_name, difficulty=difficulty, samples=samples, seed=seed, strict=strict,
-                            catalog=catalog, catalog_size=catalog_size, catalog_seed=catalog_seed,
-                            embedder=embedder)
+            reject_unknown_params(env, unknown, make)
+        return env_task(env, difficulty=difficulty, samples=samples, seed=seed, strict=strict, catalog=catalog,
+                        catalog_size=catalog_size, catalog_seed=catalog_seed, embedder=embedder)
 
-    make.__name__ = make.__qualname__ = env_name
+    make.__name__ = make.__qualname__ = env
     make.__doc__ = summary + _PARAMS_DOC
-    return task(name=env_name)(make)
+    return task(name=env)(make)
 
 
-cart = _env_task("cart", "E_CART: add the exact products, variants and quantities the customer asks for.")
-discovery = _env_task("discovery", "E_PD: recommend products that satisfy all of the customer's constraints.")
-substitution = _env_task("substitution", "E_SUB: the wanted item is out of stock; recommend a similar, compatible substitute.")
-returns = _env_task("returns", "E_RETURN: find the right order line, start its return, recommend a replacement.")
-tracking = _env_task("tracking", "E_TRACK: resolve which order the customer means and report its current status.")
-policy = _env_task("policy", "E_POLICY: answer a deterministic question on store policy.")
-bundle = _env_task("bundle", "E_BUNDLE: recommend a complete shopping list for a project within a budget.")
-journey = _env_task("journey", "E_JOURNEY: handle a conversation chaining 2-5 of the other tasks in order.")
+#: The built-in environments' tasks, by name (also module attributes: `ecom_bench.tasks.cart`).
+BUILTIN_TASKS: dict[str, Callable[..., Task]] = {name: inspect_task(name) for name in BUILTIN_ENVS}
+globals().update(BUILTIN_TASKS)
+
+__all__ = ["BUILTIN_TASKS", "env_task", "inspect_task", *BUILTIN_TASKS]

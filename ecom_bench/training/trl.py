@@ -35,7 +35,7 @@ from ecom_bench.envs.context import CatalogSpec, EnvContext
 from ecom_bench.episode import Episode, EpisodeResult
 from ecom_bench.training.curriculum import AdaptiveCurriculum, TaskSampler
 from ecom_bench.training.env import EcomEnv
-from ecom_bench.world.toolkit import Toolkit, ToolSpec
+from ecom_bench.world.toolkit import ToolSpec
 
 if TYPE_CHECKING:
     import datasets
@@ -218,7 +218,7 @@ def environment_class(env: str) -> type[EcomTRLEnv]:
 
 @cache
 def _environment_class(name: str) -> type[EcomTRLEnv]:
-    specs = Toolkit.specs()
+    specs = get_env(name).toolkit_class().specs()
     cls_name = "".join(part.title() for part in name.split("_")) + "Env"
     namespace: dict[str, Any] = {"env_name": name, "__module__": __name__,
                                  "__doc__": f"The {name!r} environment for TRL (see `EcomTRLEnv`)."}

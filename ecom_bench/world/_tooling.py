@@ -155,12 +155,27 @@ def _parse_docstring(doc: str) -> tuple[str, dict[str, str]]:
     return " ".join(head.split()), args
 
 
+#: Every tool name defined in the process → its kind. A name means one tool: two groups may
+#: not define the same name with different kinds (an agent could not tell them apart).
+_TOOL_KINDS: dict[str, ToolKind] = {}
+
+
 def tool_method(kind: ToolKind) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Mark a `ToolBase` method as a tool of `kind`; its name, docstring and hints are its schema."""
     def mark(fn: Callable[..., Any]) -> Callable[..., Any]:
+        known = _TOOL_KINDS.setdefault(fn.__name__, kind)
+        if known != kind:
+            raise ValueError(f"tool {fn.__name__!r} is already defined as a {known!r} tool; "
+                             f"a tool name has one kind, got {kind!r}")
         fn.__tool_kind__ = kind  # type: ignore[attr-defined]
         return fn
 
     return mark
+
+
+def tool_kinds() -> dict[str, ToolKind]:
+    """Every tool defined so far, by name."""
+    return dict(_TOOL_KINDS)
 
 
 def _json(obj: Any) -> str:

@@ -18,7 +18,7 @@ import math
 import re
 NO_PROPOSAL = False  # the red team's ablation switches (all channels on)
 NO_ANY = False
-from ecom_bench.difficulty import Difficulty
+from ecom_bench.envs import get_env
 
 ANY_RE = re.compile(r"any ([a-z ]+?) is \w+ for the (.+?)\.", re.I)
 NEED_V_RE = re.compile(r"for the (.+?), i need the (.+?) one\.", re.I)
@@ -42,7 +42,7 @@ class Blind:
         self.hist = {}
         self.tg = {}  # pid -> dict(req, vid, tried:set, qty, qty_known)
         self.log = []
-        self.n_targets = Difficulty.from_level(ep.difficulty.level).cart_items  # public schedule
+        self.n_targets = get_env("cart").axis_values(ep.difficulty)["cart_items"]  # public schedule
 
     def name_to_pid(self, name):
         name_l = name.lower().strip()

@@ -18,11 +18,17 @@ from __future__ import annotations
 from typing import ClassVar
 
 from ecom_bench.difficulty import Difficulty
-from ecom_bench.envs.base import Environment, SubTask, Verdict, budget_turns
+from ecom_bench.envs.base import EnvAxis, Environment, JourneyRole, SubTask, Verdict, budget_turns
 from ecom_bench.envs.bundle.generator import build_bundle
 from ecom_bench.envs.bundle.policies import BundleHeuristic, BundleOracle, BundleRandom
 from ecom_bench.envs.bundle.verifier import verify_bundle
+from ecom_bench.envs.bundle.goal import BundleGoal
+from ecom_bench.envs.bundle.user import BundleUser
+from ecom_bench.world.tools.bundle import BundleTools
+from ecom_bench.world.tools.catalog import CatalogTools
+from ecom_bench.envs.bundle.generator import BUNDLE_AXES
 from ecom_bench.world import World
+from ecom_bench.world._tooling import ToolBase
 
 BUNDLE_INSTRUCTIONS = """\
 You are a shopping assistant for an online store. The customer is planning a project \
@@ -38,18 +44,28 @@ plain replies to talk to the customer."""
 class BundleEnv(Environment):
     name: ClassVar[str] = "bundle"
     title: ClassVar[str] = "E_BUNDLE: bundle planning"
+    summary: ClassVar[str] = "E_BUNDLE: recommend a complete shopping list for a project within a budget."
+    goal_type: ClassVar[type] = BundleGoal
+    customer_type: ClassVar[type] = BundleUser
+    toolkits: ClassVar[tuple[type[ToolBase], ...]] = (CatalogTools, BundleTools)
     tool_names: ClassVar[tuple[str, ...]] = (
         "catalog_search", "catalog_get_product", "ask_user", "submit_bundle",
     )
-    final_tool: ClassVar[str] = "submit_bundle"
+    final_tool: ClassVar[str | None] = "submit_bundle"
     instructions: ClassVar[str] = BUNDLE_INSTRUCTIONS
     policies: ClassVar[dict[str, type]] = {"oracle": BundleOracle, "heuristic": BundleHeuristic,
                                            "random": BundleRandom}
+    axes: ClassVar[tuple[EnvAxis, ...]] = BUNDLE_AXES
+    journey: ClassVar[JourneyRole | None] = JourneyRole(
+        "submit_bundle (a project shopping list)",
+        ("what i need", "need:", "find:", "few other things", "more things", "not everything", "in total",
+         "going on", "bringing home", "setting up"),
+        cue_order=4)
 
     def build(self, world: World, seed: int, difficulty: Difficulty, intent: int = 0) -> SubTask:
         return build_bundle(world, seed, difficulty, intent)
 
-    def verify_task(self, task: SubTask, world: World) -> Verdict:
+    def verify(self, task: SubTask, world: World) -> Verdict:
         return verify_bundle(task, world, self.answer_of(task, world))
 
     def min_turns(self, task: SubTask, tool_budget: int) -> int:

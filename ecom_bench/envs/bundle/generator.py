@@ -33,7 +33,7 @@ import numpy as np
 from ecom_bench.catalog import Catalog
 from ecom_bench.difficulty import Difficulty
 from ecom_bench.envs._catalog_index import catalog_index, changed_rows, in_stock_mask, rows_of
-from ecom_bench.envs.base import SubTask
+from ecom_bench.envs.base import EnvAxis, SubTask
 from ecom_bench.envs.bundle.goal import BUDGET_SLOT, BundleConstraint, BundleGoal, BundleItem
 from ecom_bench.envs.bundle.projects import compose
 from ecom_bench.envs.bundle.user import BundleUser
@@ -50,13 +50,21 @@ CONSTRAINT_VALUES: dict[str, tuple[float, ...]] = {"min_rating": (4.0, 4.3, 4.5)
                                                    "max_ship_days": (2, 3, 4, 5)}
 
 
+#: E_BUNDLE's own difficulty axes (docs/design.md).
+BUNDLE_SIZE = EnvAxis("bundle_size", "product categories the project needs", "min(12, 3 + ⌊d/2⌋)",
+                      lambda d: min(MAX_CATEGORIES, 3 + d // 2))
+BUDGET_SLACK = EnvAxis("budget_slack", f"budget over the cheapest complete list (set from d = {BUDGET_MIN_LEVEL} "
+                       f"with probability {P_BUDGET})",
+                       "1 + 0.5·exp(−d/6)", lambda d: 1.0 + 0.5 * math.exp(-d / 6))
+BUNDLE_AXES = (BUNDLE_SIZE, BUDGET_SLACK)
+
+
 def bundle_size(level: int) -> int:
-    """n = min(12, 3 + ⌊d/2⌋) required categories (docs/design.md)."""
-    return min(MAX_CATEGORIES, 3 + level // 2)
+    return int(BUNDLE_SIZE.at(level))
 
 
 def budget_slack(level: int) -> float:
-    return 1.0 + 0.5 * math.exp(-level / 6)
+    return float(BUDGET_SLACK.at(level))
 
 
 def constraint_count(difficulty: Difficulty) -> int:

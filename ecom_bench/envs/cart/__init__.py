@@ -9,11 +9,16 @@ from __future__ import annotations
 from typing import ClassVar
 
 from ecom_bench.difficulty import Difficulty
-from ecom_bench.envs.base import Environment, SubTask, Verdict, budget_turns
-from ecom_bench.envs.cart.generator import build_cart
+from ecom_bench.envs.base import EnvAxis, Environment, JourneyRole, SubTask, Verdict, budget_turns
+from ecom_bench.envs.cart.generator import CART_AXES, build_cart
 from ecom_bench.envs.cart.policies import CartHeuristic, CartOracle, CartRandom
 from ecom_bench.envs.cart.verifier import verify_cart
+from ecom_bench.envs.cart.goal import CartGoal
+from ecom_bench.envs.cart.user import CartUser
+from ecom_bench.world.tools.cart import CartTools
+from ecom_bench.world.tools.catalog import CatalogTools
 from ecom_bench.world import World
+from ecom_bench.world._tooling import ToolBase
 
 CART_INSTRUCTIONS = """\
 You are a customer-service agent for an online store. The customer wants you to put \
@@ -27,19 +32,28 @@ quantity) was not given, ask the customer. Write plain replies to talk to the cu
 class CartEnv(Environment):
     name: ClassVar[str] = "cart"
     title: ClassVar[str] = "E_CART: cart building"
+    summary: ClassVar[str] = "E_CART: add the exact products, variants and quantities the customer asks for."
+    goal_type: ClassVar[type] = CartGoal
+    customer_type: ClassVar[type] = CartUser
+    toolkits: ClassVar[tuple[type[ToolBase], ...]] = (CatalogTools, CartTools)
     tool_names: ClassVar[tuple[str, ...]] = (
         "catalog_search", "catalog_get_product", "catalog_get_variants", "cart_add", "cart_remove",
         "cart_set_quantity", "cart_view", "user_get_visit_history", "ask_user", "checkout",
     )
-    final_tool: ClassVar[str] = "checkout"
+    final_tool: ClassVar[str | None] = "checkout"
     instructions: ClassVar[str] = CART_INSTRUCTIONS
     policies: ClassVar[dict[str, type]] = {"oracle": CartOracle, "heuristic": CartHeuristic,
                                                "random": CartRandom}
+    axes: ClassVar[tuple[EnvAxis, ...]] = CART_AXES
+    journey: ClassVar[JourneyRole | None] = JourneyRole(
+        "checkout (building a cart order)",
+        ("cart", "i'd like to order", "shopping list"),
+        cue_order=5)
 
     def build(self, world: World, seed: int, difficulty: Difficulty, intent: int = 0) -> SubTask:
         return build_cart(world, seed, difficulty, intent)
 
-    def verify_task(self, task: SubTask, world: World) -> Verdict:
+    def verify(self, task: SubTask, world: World) -> Verdict:
         return verify_cart(task, world)
 
     def min_turns(self, task: SubTask, tool_budget: int) -> int:

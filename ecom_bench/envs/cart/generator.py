@@ -14,7 +14,8 @@ from dataclasses import replace
 from ecom_bench._seeding import derive_seed, seeded_rng
 from ecom_bench.catalog import Catalog, draws
 from ecom_bench.catalog.naming import distinct_name, short_name
-from ecom_bench.difficulty import Difficulty
+from ecom_bench.difficulty import Difficulty, sigmoid
+from ecom_bench.envs.base import EnvAxis
 from ecom_bench.envs.base import SubTask
 from ecom_bench.envs.cart.goal import CartGoal, CartTarget
 from ecom_bench.envs.cart.user import CartUser
@@ -80,10 +81,20 @@ def _told_apart(catalog: Catalog, targets: list[CartTarget], history: list[str])
     return tuple(replace(t, short_name=name(t)) for t in targets)
 
 
+#: E_CART's own difficulty axes.
+CART_ITEMS = EnvAxis("cart_items", "products the customer wants in the cart", "min(5, 1 + ⌊d/3⌋)",
+                     lambda d: min(5, 1 + d // 3))
+P_VARIANT = EnvAxis("p_variant", "chance that an item's exact variant matters", "σ((d − 2)/1.5)",
+                    lambda d: sigmoid((d - 2) / 1.5))
+P_QUANTITY = EnvAxis("p_quantity", "chance that an item is wanted more than once", "min(0.5, 0.1·d)",
+                     lambda d: min(0.5, 0.1 * d))
+CART_AXES = (CART_ITEMS, P_VARIANT, P_QUANTITY)
+
+
 def build_cart(world: World, seed: int, difficulty: Difficulty, intent: int = 0) -> SubTask:
     rng = seeded_rng("cart", seed, difficulty.level)
     catalog = world.catalog
-    n_items = min(difficulty.cart_items, len(catalog.by_leaf_category))
+    n_items = min(CART_ITEMS.at(difficulty), len(catalog.by_leaf_category))
     targets: list[CartTarget] = []
     used_leaves: set[str] = set()
     disclosure = Disclosure()
@@ -97,8 +108,8 @@ def build_cart(world: World, seed: int, difficulty: Difficulty, intent: int = 0)
         if not in_stock:
             continue
         variant = rng.choice(in_stock)
-        required = len(p.variants) > 1 and rng.random() < difficulty.p_variant
-        quantity = rng.randint(2, MAX_QUANTITY) if rng.random() < difficulty.p_quantity else 1
+        required = len(p.variants) > 1 and rng.random() < P_VARIANT.at(difficulty)
+        quantity = rng.randint(2, MAX_QUANTITY) if rng.random() < P_QUANTITY.at(difficulty) else 1
         quantity = min(quantity, world.stock_of(p, variant))
         used_leaves.add(p.leaf_category)
         t = CartTarget(product_id=p.id, short_name=short_name(p), variant_id=variant.id,

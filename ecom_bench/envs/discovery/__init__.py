@@ -24,11 +24,16 @@ from typing import ClassVar
 
 from ecom_bench.difficulty import Difficulty
 from ecom_bench.envs._ranking import reference_turns
-from ecom_bench.envs.base import Environment, SubTask, Verdict
+from ecom_bench.envs.base import Environment, JourneyRole, SubTask, Verdict
 from ecom_bench.envs.discovery.generator import build_discovery
 from ecom_bench.envs.discovery.policies import DISCOVERY_POLICIES
 from ecom_bench.envs.discovery.verifier import verify_discovery
+from ecom_bench.envs.discovery.goal import DiscoveryGoal
+from ecom_bench.envs.discovery.user import DiscoveryUser
+from ecom_bench.world.tools.catalog import CatalogTools
+from ecom_bench.world.tools.recommend import RecommendTools
 from ecom_bench.world import World
+from ecom_bench.world._tooling import ToolBase
 
 DISCOVERY_INSTRUCTIONS = """\
 You are a shopping assistant for an online store. The customer is looking for a kind of \
@@ -43,17 +48,24 @@ to talk to the customer."""
 class DiscoveryEnv(Environment):
     name: ClassVar[str] = "discovery"
     title: ClassVar[str] = "E_PD: product discovery"
+    summary: ClassVar[str] = "E_PD: recommend products that satisfy all of the customer's constraints."
+    goal_type: ClassVar[type] = DiscoveryGoal
+    customer_type: ClassVar[type] = DiscoveryUser
+    toolkits: ClassVar[tuple[type[ToolBase], ...]] = (CatalogTools, RecommendTools)
     tool_names: ClassVar[tuple[str, ...]] = (
         "catalog_search", "catalog_get_product", "catalog_get_variants", "ask_user", "recommend_products",
     )
-    final_tool: ClassVar[str] = "recommend_products"
+    final_tool: ClassVar[str | None] = "recommend_products"
     instructions: ClassVar[str] = DISCOVERY_INSTRUCTIONS
     policies: ClassVar[dict[str, type]] = DISCOVERY_POLICIES
+    #: No cues: a journey request that matches no other kind is a discovery request.
+    journey: ClassVar[JourneyRole | None] = JourneyRole(
+        "recommend_products (finding products or a substitute)")
 
     def build(self, world: World, seed: int, difficulty: Difficulty, intent: int = 0) -> SubTask:
         return build_discovery(world, seed, difficulty, intent)
 
-    def verify_task(self, task: SubTask, world: World) -> Verdict:
+    def verify(self, task: SubTask, world: World) -> Verdict:
         return verify_discovery(task, world, self.answer_of(task, world))
 
     def min_turns(self, task: SubTask, tool_budget: int) -> int:

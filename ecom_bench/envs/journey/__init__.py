@@ -12,21 +12,20 @@ success iff every sub-task succeeds. The user's patience is T_max(d) per request
 from __future__ import annotations
 
 import dataclasses
-from typing import ClassVar
+import functools
+from collections.abc import Callable
+from typing import Any, ClassVar
 
 from ecom_bench._seeding import derive_seed, seeded_rng
 from ecom_bench.catalog import Catalog
 from ecom_bench.difficulty import Difficulty
-from ecom_bench.envs.base import Environment, Problem, SubTask, Verdict, new_world
+from ecom_bench.envs.base import EnvAxis, Environment, Problem, SubTask, Verdict, new_world
 from ecom_bench.envs.context import EnvContext
 from ecom_bench.envs.journey.goal import JourneyGoal
-from ecom_bench.envs.journey.policies import JourneyHeuristic, JourneyOracle, JourneyRandom
+from ecom_bench.envs.journey.policies import JOURNEY_POLICIES
 from ecom_bench.envs.journey.user import JourneyUser
 from ecom_bench.world import World
-
-#: The atomic environments a journey chains, in a fixed order (tool list order follows it).
-ATOMIC_ENVS = ("cart", "discovery", "substitution", "returns", "tracking", "policy", "bundle")
-
+from ecom_bench.world._tooling import ToolBase
 
 def _atomic(name: str) -> Environment:
     from ecom_bench.envs import get_env
@@ -34,29 +33,41 @@ def _atomic(name: str) -> Environment:
     return get_env(name)
 
 
+def journey_members() -> tuple[str, ...]:
+    """The built-in environments whose requests join the built-in journey, in registry order
+    (the draw of a journey's requests depends on it, so it does not follow later registrations)."""
+    from ecom_bench.envs import BUILTIN_ENVS
+
+    return tuple(n for n in BUILTIN_ENVS if n != "journey" and _atomic(n).journey is not None)
+
+
+#: E_JOURNEY's own difficulty axis (p_switch, the interruptions, is a shared one).
+JOURNEY_LENGTH = EnvAxis("journey_length", "requests chained in one conversation", "min(5, 2 + ⌊d/4⌋)",
+                         lambda d: min(5, 2 + d // 4))
+
+
 def journey_length(difficulty: Difficulty) -> int:
-    return min(5, 2 + difficulty.level // 4)
+    return int(JOURNEY_LENGTH.at(difficulty))
 
 
-def _tool_names() -> tuple[str, ...]:
-    from ecom_bench.envs import ENVIRONMENTS
+def _answer_phrases(members: tuple[str, ...]) -> str:
+    phrases: list[str] = []
+    for name in members:
+        role = _atomic(name).journey
+        if role is not None and role.answer_phrase not in phrases:
+            phrases.append(role.answer_phrase)
+    return ", ".join(phrases[:-1]) + (", and " if len(phrases) > 2 else " and ") + phrases[-1]
 
-    names: list[str] = []
-    for env in ATOMIC_ENVS:
-        if env in ENVIRONMENTS:
-            names.extend(n for n in _atomic(env).tool_names if n not in names)
-    return tuple(names)
 
-
-JOURNEY_INSTRUCTIONS = """\
-You are a customer-service agent for an online store. The customer has several requests \
-and brings them up one after another (sometimes interrupting one with another). Each \
-kind of request has its own final-answer tool: checkout (building a cart order), \
-recommend_products (finding products or a substitute), the return and tracking answer \
-tools, the policy answer tool, and submit_bundle (a project shopping list). Handle the \
-customer's current request with the tools, give it its final answer, then tell the \
-customer; they will move on to their next request. Ask when a detail you need was not \
-given. Write plain replies to talk to the customer."""
+def journey_instructions(members: tuple[str, ...]) -> str:
+    """The journey's system prompt: each member's final answer named by its `JourneyRole`."""
+    return (
+        "You are a customer-service agent for an online store. The customer has several requests and brings "
+        "them up one after another (sometimes interrupting one with another). Each kind of request has its own "
+        f"final-answer tool: {_answer_phrases(members)}. Handle the customer's current request with the tools, "
+        "give it its final answer, then tell the customer; they will move on to their next request. Ask when a "
+        "detail you need was not given. Write plain replies to talk to the customer."
+    )
 
 
 def _strings_in(value: object, out: set[str]) -> set[str]:
@@ -103,16 +114,44 @@ def _keep_other_requests_solvable(world: World, used: dict[int, set[str]]) -> No
 
 
 class JourneyEnv(Environment):
+    """Chains requests of its `members` in one conversation. A journey over other envs is a
+    subclass naming them (and its own `name`), registered like any env."""
+
     name: ClassVar[str] = "journey"
     title: ClassVar[str] = "E_JOURNEY: multi-intent journey"
-    final_tool: ClassVar[str] = "the current request's final-answer tool"
-    instructions: ClassVar[str] = JOURNEY_INSTRUCTIONS
-    policies: ClassVar[dict[str, type]] = {"oracle": JourneyOracle, "heuristic": JourneyHeuristic,
-                                           "random": JourneyRandom}
+    summary: ClassVar[str] = "E_JOURNEY: handle a conversation chaining 2-5 of the other tasks in order."
+    goal_type: ClassVar[type] = JourneyGoal
+    customer_type: ClassVar[type] = JourneyUser
+    final_tool: ClassVar[str | None] = None  # each request's own env's
+    axes: ClassVar[tuple[EnvAxis, ...]] = (JOURNEY_LENGTH,)
+    #: The envs whose requests it chains (each must have a `JourneyRole`); None: `journey_members()`.
+    members: ClassVar[tuple[str, ...] | None] = None
+
+    @property
+    def chained(self) -> tuple[str, ...]:
+        return self.members if self.members is not None else journey_members()
+
+    @property
+    def toolkits(self) -> tuple[type[ToolBase], ...]:  # type: ignore[override]
+        groups: list[type[ToolBase]] = []
+        for env in self.chained:
+            groups.extend(g for g in _atomic(env).toolkits if g not in groups)
+        return tuple(groups)
 
     @property
     def tool_names(self) -> tuple[str, ...]:  # type: ignore[override]
-        return _tool_names()
+        names: list[str] = []
+        for env in self.chained:
+            names.extend(n for n in _atomic(env).tool_names if n not in names)
+        return tuple(names)
+
+    @property
+    def instructions(self) -> str:  # type: ignore[override]
+        return journey_instructions(self.chained)
+
+    @property
+    def policies(self) -> dict[str, Callable[[], Any]]:  # type: ignore[override]
+        return {name: functools.partial(cls, members=self.chained) for name, cls in JOURNEY_POLICIES.items()}
 
     def rules(self, difficulty: Difficulty) -> str:
         return (
@@ -130,7 +169,7 @@ class JourneyEnv(Environment):
 
     def build(self, world: World, seed: int, difficulty: Difficulty, intent: int = 0) -> SubTask:
         rng = seeded_rng("journey", seed, difficulty.level)
-        envs = rng.sample(ATOMIC_ENVS, journey_length(difficulty))
+        envs = rng.sample(self.chained, min(journey_length(difficulty), len(self.chained)))
         tasks: list[SubTask] = []
         used: dict[int, set[str]] = {}
         for i, env in enumerate(envs):
@@ -149,9 +188,9 @@ class JourneyEnv(Environment):
         return SubTask(env=self.name, goal=goal, user=JourneyUser(goal, derive_seed("journey-user", seed)),
                        intent=intent)
 
-    def verify_task(self, task: SubTask, world: World) -> Verdict:
+    def verify(self, task: SubTask, world: World) -> Verdict:
         goal: JourneyGoal = task.goal
-        verdicts = [_atomic(t.env).verify_task(t, world) for t in goal.tasks]
+        verdicts = [_atomic(t.env).verify(t, world) for t in goal.tasks]
         r_task = sum(v.task for v in verdicts) / len(verdicts)
         success = all(v.success for v in verdicts)
         lines = [f"{i + 1}. {t.env}: {'success' if v.success else 'FAILED'} (task {v.task:+.2f}). {v.explanation}"
@@ -178,4 +217,4 @@ class JourneyEnv(Environment):
         return user.on_answer(world)
 
 
-__all__ = ["JourneyEnv", "journey_length"]
+__all__ = ["JourneyEnv", "journey_instructions", "journey_length", "journey_members"]

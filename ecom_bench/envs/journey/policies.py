@@ -21,26 +21,19 @@ from ecom_bench.envs.journey.goal import request_opening, request_segments
 
 DONE_TEXT = "That's done. Is there anything else I can help you with?"
 
-#: Words that tell which kind of request a customer's message opens, checked in this
-#: order (the first env with a hit wins). Several cues per env, since noise may garble one.
-_REQUEST_CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("policy", ("policy", "policies", "per your", "what does your")),
-    ("substitution", ("out of stock", "sold out", "substitute", "something similar", "similar instead")),
-    ("returns", ("return the", "exchange the", "to return", "to exchange", "send back", "refund")),
-    ("tracking", ("status", "where the", "where my", "track")),
-    ("bundle", ("what i need", "need:", "find:", "few other things", "more things", "not everything",
-                "in total", "going on", "bringing home", "setting up")),
-    ("cart", ("cart", "i'd like to order", "shopping list")),
-)
+def classify_request(text: str, members: tuple[str, ...]) -> str:
+    """The member env a request belongs to, from the customer's words: the `JourneyRole.request_cues`
+    of each member, checked in `cue_order` (several cues per env, since noise may garble one); a
+    request that matches none goes to the member without cues."""
+    from ecom_bench.envs import get_env
 
-
-def classify_request(text: str) -> str:
-    """The env a request belongs to, from the customer's words (discovery when nothing else fits)."""
+    roles = [(get_env(env).journey, env) for env in members]
     low = " ".join(text.lower().split())
-    for env, cues in _REQUEST_CUES:
-        if any(cue in low for cue in cues):
+    for role, env in sorted(((r, e) for r, e in roles if r is not None and r.request_cues),
+                            key=lambda re_: re_[0].cue_order):
+        if any(cue in low for cue in role.request_cues):
             return env
-    return "discovery"
+    return next((env for role, env in roles if role is not None and not role.request_cues), members[0])
 
 
 def _answered(env: str, view: list[Message]) -> bool:
@@ -65,8 +58,11 @@ class _Delegating:
     #: heuristic's; the random floor and the adversarial policies keep their first routing.
     reroutes = False
 
+    def __init__(self, members: tuple[str, ...]) -> None:
+        self.members = members  # the journey's member envs, to route requests among
+
     def _env_of(self, opening: str, index: int, hidden: dict[str, Any] | None) -> tuple[str, dict[str, Any] | None]:
-        return classify_request(opening), None
+        return classify_request(opening, self.members), None
 
     def act(self, messages: list[Message], hidden: dict[str, Any] | None, status: EpisodeStatus) -> AgentAction:
         segments = request_segments([(m.role, m.text) for m in messages])
@@ -101,7 +97,7 @@ class _Delegating:
         if first_done is None or not any(messages[i].role == "user" for i in indices if i > first_done):
             return None
         words = " ".join(self._as_atomic(messages[i]).text for i in indices if messages[i].role == "user")
-        new_env = classify_request(words)
+        new_env = classify_request(words, self.members)
         if new_env == env:
             return None
         view = [messages[0], self._as_atomic(messages[indices[0]])] + [
@@ -140,3 +136,8 @@ class JourneyHeuristic(_Delegating):
 class JourneyRandom(_Delegating):
     name = "random"
     sub_policy = "random"
+
+
+#: The journey's scripted agents by name (`JourneyEnv.policies` binds them to its members).
+JOURNEY_POLICIES: dict[str, type[_Delegating]] = {"oracle": JourneyOracle, "heuristic": JourneyHeuristic,
+                                                  "random": JourneyRandom}

@@ -18,11 +18,16 @@ from __future__ import annotations
 from typing import ClassVar
 
 from ecom_bench.difficulty import Difficulty
-from ecom_bench.envs.base import Environment, SubTask, Verdict
+from ecom_bench.envs.base import EnvAxis, Environment, JourneyRole, SubTask, Verdict
 from ecom_bench.envs.policy.generator import build_policy
 from ecom_bench.envs.policy.policies import PolicyHeuristic, PolicyOracle, PolicyRandom
 from ecom_bench.envs.policy.verifier import verify_policy
+from ecom_bench.envs.policy.goal import PolicyGoal
+from ecom_bench.envs.policy.user import PolicyUser
+from ecom_bench.world.tools.policy import PolicyTools
+from ecom_bench.envs.policy.generator import POLICY_AXES
 from ecom_bench.world import World
+from ecom_bench.world._tooling import ToolBase
 
 POLICY_INSTRUCTIONS = """\
 You are a customer-service agent for an online store. The customer has a question about \
@@ -39,16 +44,25 @@ document lists it; the tool says what it recorded. Write plain replies to talk t
 class PolicyEnv(Environment):
     name: ClassVar[str] = "policy"
     title: ClassVar[str] = "E_POLICY: policy QA"
+    summary: ClassVar[str] = "E_POLICY: answer a deterministic question on store policy."
+    goal_type: ClassVar[type] = PolicyGoal
+    customer_type: ClassVar[type] = PolicyUser
+    toolkits: ClassVar[tuple[type[ToolBase], ...]] = (PolicyTools,)
     tool_names: ClassVar[tuple[str, ...]] = ("policy_search", "policy_get", "ask_user", "answer_policy_question")
-    final_tool: ClassVar[str] = "answer_policy_question"
+    final_tool: ClassVar[str | None] = "answer_policy_question"
     instructions: ClassVar[str] = POLICY_INSTRUCTIONS
     policies: ClassVar[dict[str, type]] = {"oracle": PolicyOracle, "heuristic": PolicyHeuristic,
                                            "random": PolicyRandom}
+    axes: ClassVar[tuple[EnvAxis, ...]] = POLICY_AXES
+    journey: ClassVar[JourneyRole | None] = JourneyRole(
+        "the policy answer tool",
+        ("policy", "policies", "per your", "what does your"),
+        cue_order=0)
 
     def build(self, world: World, seed: int, difficulty: Difficulty, intent: int = 0) -> SubTask:
         return build_policy(world, seed, difficulty, intent)
 
-    def verify_task(self, task: SubTask, world: World) -> Verdict:
+    def verify(self, task: SubTask, world: World) -> Verdict:
         return verify_policy(task, world, self.answer_of(task, world))
 
 

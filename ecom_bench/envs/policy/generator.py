@@ -24,7 +24,7 @@ import random
 
 from ecom_bench._seeding import derive_seed, seeded_rng
 from ecom_bench.difficulty import Difficulty
-from ecom_bench.envs.base import SubTask
+from ecom_bench.envs.base import EnvAxis, SubTask
 from ecom_bench.envs.policy.goal import PolicyGoal
 from ecom_bench.envs.policy.user import PolicyUser
 from ecom_bench.users.base import Disclosure
@@ -46,12 +46,19 @@ def p_categorical(n_clauses: int) -> float:
     return min(P_CATEGORICAL, CATEGORICAL_GUESS_SHARE * (n_clauses + 1))
 
 
+#: E_POLICY's own difficulty axes (beside the shared B_branch, `n_policy_clauses`).
+LOOKALIKES = EnvAxis("lookalike_rules", "rules on the same topic for other scopes, beside the one asked about",
+                     "1 + ⌊d/3⌋", lambda d: 1 + d // 3)
+OTHER_RULES = EnvAxis("other_rules", "rules on other topics in the policy base", "2 + ⌊d/3⌋", lambda d: 2 + d // 3)
+POLICY_AXES = (LOOKALIKES, OTHER_RULES)
+
+
 def n_lookalikes(d: int) -> int:
-    return 1 + d // 3
+    return int(LOOKALIKES.at(d))
 
 
 def n_other_rules(d: int) -> int:
-    return 2 + d // 3
+    return int(OTHER_RULES.at(d))
 
 
 def _fits(fam: Family, n_clauses: int) -> bool:

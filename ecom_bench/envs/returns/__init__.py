@@ -32,12 +32,19 @@ from __future__ import annotations
 from typing import ClassVar
 
 from ecom_bench.difficulty import Difficulty
-from ecom_bench.envs.base import Environment, SubTask, Verdict, budget_turns
+from ecom_bench.envs.base import EnvAxis, Environment, JourneyRole, SubTask, Verdict, budget_turns
 from ecom_bench.envs.returns.generator import build_returns
 from ecom_bench.envs.returns.policies import ReturnsHeuristic, ReturnsOracle, ReturnsRandom
 from ecom_bench.envs.returns.verifier import verify_returns
 from ecom_bench.envs.tracking.references import lookup_calls
+from ecom_bench.envs.returns.goal import ReturnsGoal
+from ecom_bench.envs.returns.user import ReturnsUser
+from ecom_bench.world.tools.catalog import CatalogTools
+from ecom_bench.world.tools.orders import OrderTools
+from ecom_bench.envs.returns.generator import P_EDGE
+from ecom_bench.envs.tracking.references import P_INDIRECT, P_SIMILAR
 from ecom_bench.world import World
+from ecom_bench.world._tooling import ToolBase
 
 RETURNS_INSTRUCTIONS = """\
 You are a customer-service agent for an online store. The customer wants to return or \
@@ -55,20 +62,29 @@ customer."""
 class ReturnsEnv(Environment):
     name: ClassVar[str] = "returns"
     title: ClassVar[str] = "E_RETURN: return + exchange"
+    summary: ClassVar[str] = "E_RETURN: find the right order line, start its return, recommend a replacement."
+    goal_type: ClassVar[type] = ReturnsGoal
+    customer_type: ClassVar[type] = ReturnsUser
+    toolkits: ClassVar[tuple[type[ToolBase], ...]] = (OrderTools, CatalogTools)
     tool_names: ClassVar[tuple[str, ...]] = (
         "order_list", "order_get", "datetime_now", "return_check_eligibility", "return_initiate",
         "return_exchange", "catalog_search", "catalog_get_product", "catalog_get_variants", "ask_user",
         "report_return_outcome",
     )
-    final_tool: ClassVar[str] = "report_return_outcome"
+    final_tool: ClassVar[str | None] = "report_return_outcome"
     instructions: ClassVar[str] = RETURNS_INSTRUCTIONS
     policies: ClassVar[dict[str, type]] = {"oracle": ReturnsOracle, "heuristic": ReturnsHeuristic,
                                            "random": ReturnsRandom}
+    axes: ClassVar[tuple[EnvAxis, ...]] = (P_INDIRECT, P_SIMILAR, P_EDGE)
+    journey: ClassVar[JourneyRole | None] = JourneyRole(
+        "the return answer tool",
+        ("return the", "exchange the", "to return", "to exchange", "send back", "refund"),
+        cue_order=2)
 
     def build(self, world: World, seed: int, difficulty: Difficulty, intent: int = 0) -> SubTask:
         return build_returns(world, seed, difficulty, intent)
 
-    def verify_task(self, task: SubTask, world: World) -> Verdict:
+    def verify(self, task: SubTask, world: World) -> Verdict:
         answer = self.answer_of(task, world)
         return verify_returns(task, world, answer.arguments if answer else None)
 

@@ -22,7 +22,7 @@ from ecom_bench.catalog import Catalog, Product
 from ecom_bench.catalog.naming import product_noun, short_name
 from ecom_bench.difficulty import Difficulty
 from ecom_bench.envs._catalog_index import catalog_index, in_stock_mask
-from ecom_bench.envs.base import SubTask
+from ecom_bench.envs.base import EnvAxis, SubTask
 from ecom_bench.envs.returns.goal import ReplacementWish, ReturnsGoal
 from ecom_bench.envs.returns.user import ReturnsUser, UserScript
 from ecom_bench.envs.tracking.references import (
@@ -58,8 +58,13 @@ P_QUANTITY_2 = 0.2
 EXTRA_LINES = (0, 0, 1, 2)
 
 
+#: E_RETURN's own edge-case axis (the order-history axes are E_TRACK's, `tracking.references`).
+P_EDGE = EnvAxis("p_edge", "chance an order is a store-rule edge case (window's last day, final sale, ...)",
+                 "0.7·σ((d − 4)/1.5)", lambda d: 0.7 / (1.0 + math.exp(-(d - 4) / 1.5)))
+
+
 def p_edge(difficulty: Difficulty) -> float:
-    return 0.7 / (1.0 + math.exp(-(difficulty.level - 4) / 1.5))
+    return float(P_EDGE.at(difficulty))
 
 
 def _delivered_days_ago(edge: str | None, window: int | None, rng: random.Random) -> int:

@@ -18,11 +18,16 @@ from typing import ClassVar
 
 from ecom_bench.difficulty import Difficulty
 from ecom_bench.envs._ranking import reference_turns
-from ecom_bench.envs.base import Environment, SubTask, Verdict
+from ecom_bench.envs.base import Environment, JourneyRole, SubTask, Verdict
 from ecom_bench.envs.substitution.generator import build_substitution
 from ecom_bench.envs.substitution.policies import SUBSTITUTION_POLICIES
 from ecom_bench.envs.substitution.verifier import verify_substitution
+from ecom_bench.envs.substitution.goal import SubstitutionGoal
+from ecom_bench.envs.substitution.user import SubstitutionUser
+from ecom_bench.world.tools.catalog import CatalogTools
+from ecom_bench.world.tools.recommend import RecommendTools
 from ecom_bench.world import World
+from ecom_bench.world._tooling import ToolBase
 
 SUBSTITUTION_INSTRUCTIONS = """\
 You are a shopping assistant for an online store. The product the customer wants is \
@@ -38,18 +43,26 @@ to the customer."""
 class SubstitutionEnv(Environment):
     name: ClassVar[str] = "substitution"
     title: ClassVar[str] = "E_SUB: substitution"
+    summary: ClassVar[str] = "E_SUB: the wanted item is out of stock; recommend a similar, compatible substitute."
+    goal_type: ClassVar[type] = SubstitutionGoal
+    customer_type: ClassVar[type] = SubstitutionUser
+    toolkits: ClassVar[tuple[type[ToolBase], ...]] = (CatalogTools, RecommendTools)
     tool_names: ClassVar[tuple[str, ...]] = (
         "catalog_search", "catalog_get_product", "catalog_get_variants", "user_get_visit_history", "ask_user",
         "recommend_products",
     )
-    final_tool: ClassVar[str] = "recommend_products"
+    final_tool: ClassVar[str | None] = "recommend_products"
     instructions: ClassVar[str] = SUBSTITUTION_INSTRUCTIONS
     policies: ClassVar[dict[str, type]] = SUBSTITUTION_POLICIES
+    journey: ClassVar[JourneyRole | None] = JourneyRole(
+        "recommend_products (finding products or a substitute)",
+        ("out of stock", "sold out", "substitute", "something similar", "similar instead"),
+        cue_order=1)
 
     def build(self, world: World, seed: int, difficulty: Difficulty, intent: int = 0) -> SubTask:
         return build_substitution(world, seed, difficulty, intent)
 
-    def verify_task(self, task: SubTask, world: World) -> Verdict:
+    def verify(self, task: SubTask, world: World) -> Verdict:
         return verify_substitution(task, world, self.answer_of(task, world))
 
     def min_turns(self, task: SubTask, tool_budget: int) -> int:

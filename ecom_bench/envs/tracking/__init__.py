@@ -30,12 +30,17 @@ from __future__ import annotations
 from typing import ClassVar
 
 from ecom_bench.difficulty import Difficulty
-from ecom_bench.envs.base import Environment, SubTask, Verdict, budget_turns
+from ecom_bench.envs.base import EnvAxis, Environment, JourneyRole, SubTask, Verdict, budget_turns
 from ecom_bench.envs.tracking.generator import build_tracking
 from ecom_bench.envs.tracking.policies import TrackingHeuristic, TrackingOracle, TrackingRandom
 from ecom_bench.envs.tracking.references import lookup_calls
 from ecom_bench.envs.tracking.verifier import verify_tracking
+from ecom_bench.envs.tracking.goal import TrackingGoal
+from ecom_bench.envs.tracking.user import TrackingUser
+from ecom_bench.world.tools.orders import OrderTools
+from ecom_bench.envs.tracking.references import P_INDIRECT, P_SIMILAR
 from ecom_bench.world import World
+from ecom_bench.world._tooling import ToolBase
 
 TRACKING_INSTRUCTIONS = """\
 You are a customer-service agent for an online store. The customer asks about one of \
@@ -49,17 +54,26 @@ replies to talk to the customer."""
 class TrackingEnv(Environment):
     name: ClassVar[str] = "tracking"
     title: ClassVar[str] = "E_TRACK: order tracking"
+    summary: ClassVar[str] = "E_TRACK: resolve which order the customer means and report its current status."
+    goal_type: ClassVar[type] = TrackingGoal
+    customer_type: ClassVar[type] = TrackingUser
+    toolkits: ClassVar[tuple[type[ToolBase], ...]] = (OrderTools,)
     tool_names: ClassVar[tuple[str, ...]] = ("order_list", "order_get", "datetime_now", "ask_user",
                                              "report_order_status")
-    final_tool: ClassVar[str] = "report_order_status"
+    final_tool: ClassVar[str | None] = "report_order_status"
     instructions: ClassVar[str] = TRACKING_INSTRUCTIONS
     policies: ClassVar[dict[str, type]] = {"oracle": TrackingOracle, "heuristic": TrackingHeuristic,
                                            "random": TrackingRandom}
+    axes: ClassVar[tuple[EnvAxis, ...]] = (P_INDIRECT, P_SIMILAR)
+    journey: ClassVar[JourneyRole | None] = JourneyRole(
+        "the tracking answer tool",
+        ("status", "where the", "where my", "track"),
+        cue_order=3)
 
     def build(self, world: World, seed: int, difficulty: Difficulty, intent: int = 0) -> SubTask:
         return build_tracking(world, seed, difficulty, intent)
 
-    def verify_task(self, task: SubTask, world: World) -> Verdict:
+    def verify(self, task: SubTask, world: World) -> Verdict:
         answer = self.answer_of(task, world)
         return verify_tracking(task, world, answer.arguments if answer else None)
 

@@ -14,6 +14,7 @@ import re
 from datetime import date, datetime
 
 from ecom_bench.difficulty import Difficulty
+from ecom_bench.envs.base import EnvAxis
 from ecom_bench.users import Customer, UserAct, UserMessage, is_request, render
 from ecom_bench.users.base import Disclosure
 from ecom_bench.world import World
@@ -38,14 +39,19 @@ def lookup_calls(reference: dict[str, str]) -> int:
     return 2 if kind == RefKind.DATE.value else 1
 
 
+#: The order-history envs' own difficulty axes (E_TRACK, E_RETURN).
+P_INDIRECT = EnvAxis("p_ref", "chance the customer describes the order instead of giving its id", "σ((d − 2)/1.5)",
+                     lambda d: 1.0 / (1.0 + math.exp(-(d - 2) / 1.5)))
+P_SIMILAR = EnvAxis("p_similar", "share of look-alike orders of the target's own brand (harder to tell apart)",
+                    "min(0.8, 0.08·d)", lambda d: min(0.8, 0.08 * d))
+
+
 def p_indirect(difficulty: Difficulty) -> float:
-    """p_ref(d) = σ((d − 2)/1.5): the customer describes the order instead of giving its id."""
-    return 1.0 / (1.0 + math.exp(-(difficulty.level - 2) / 1.5))
+    return float(P_INDIRECT.at(difficulty))
 
 
 def p_similar(difficulty: Difficulty) -> float:
-    """Share of look-alikes of the target's own brand: min(0.8, 0.08·d) (harder to tell apart)."""
-    return min(0.8, 0.08 * difficulty.level)
+    return float(P_SIMILAR.at(difficulty))
 
 
 def note_phrase(note: str) -> str:

@@ -1,1 +1,1 @@
-"""The tools by domain; `ecom_bench.world.toolkit.Toolkit` combines them."""
+"""The tool groups by domain; an environment names the ones it needs (`Environment.toolkits`)."""
