@@ -1,8 +1,88 @@
 """ecom-bench: verifiable, adaptive e-commerce customer-service environments.
 
-The core (catalogue, world, difficulty, envs, users, rewards, episode) imports no
-Inspect; `ecom_bench.tasks`, `ecom_bench.tools`, `ecom_bench.scorers` and
-`ecom_bench.providers` are the Inspect front over it.
+The public API, one name per concept (docs/extending.md shows them at work):
+
+* the environment contract: `Environment`, `SubTask`, `Verdict`, `EnvAxis`, `JourneyRole`,
+  `register_env`, `unregister_env`, `get_env`, `env_names`, `Difficulty`;
+* the world and tools: `World`, `tool_method`, `ToolError`;
+* the customer: `Customer`, `UserSimulator`, `UserMessage`, `UserAct`;
+* the agent protocol: `Policy`, `AgentAction`, `ToolCallRequest`, `Message`, `EpisodeStatus`,
+  `get_policy`;
+* the episode: `Episode`, `new_episode`, `run_policy`, `EpisodeResult`, `EndReason`;
+* the fronts: `env_task` (an Inspect `Task`) and `EcomEnv` (gymnasium).
+
+The core imports no Inspect: names are loaded when first used, so `import ecom_bench` is cheap
+and `env_task` alone pulls in Inspect.
 """
 
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
 __version__ = "0.1.0"
+
+#: Public name → the module that defines it.
+_EXPORTS: dict[str, str] = {
+    "Environment": "ecom_bench.envs.base",
+    "SubTask": "ecom_bench.envs.base",
+    "Verdict": "ecom_bench.envs.base",
+    "EnvAxis": "ecom_bench.envs.base",
+    "JourneyRole": "ecom_bench.envs.base",
+    "register_env": "ecom_bench.envs",
+    "unregister_env": "ecom_bench.envs",
+    "get_env": "ecom_bench.envs",
+    "env_names": "ecom_bench.envs",
+    "Difficulty": "ecom_bench.difficulty",
+    "World": "ecom_bench.world.state",
+    "tool_method": "ecom_bench.world._tooling",
+    "ToolError": "ecom_bench.world._tooling",
+    "Customer": "ecom_bench.users.customer",
+    "UserSimulator": "ecom_bench.users",
+    "UserMessage": "ecom_bench.users",
+    "UserAct": "ecom_bench.users",
+    "Policy": "ecom_bench.agents.base",
+    "get_policy": "ecom_bench.agents.base",
+    "AgentAction": "ecom_bench.conversation",
+    "ToolCallRequest": "ecom_bench.conversation",
+    "Message": "ecom_bench.conversation",
+    "EpisodeStatus": "ecom_bench.conversation",
+    "Episode": "ecom_bench.episode",
+    "EpisodeResult": "ecom_bench.episode",
+    "EndReason": "ecom_bench.episode",
+    "new_episode": "ecom_bench.episode",
+    "run_policy": "ecom_bench.runner",
+    "env_task": "ecom_bench.tasks.environments",
+    "EcomEnv": "ecom_bench.training.env",
+}
+
+__all__ = ["__version__", *_EXPORTS]
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'ecom_bench' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)
+
+
+if TYPE_CHECKING:
+    from ecom_bench.agents.base import Policy, get_policy
+    from ecom_bench.conversation import AgentAction, EpisodeStatus, Message, ToolCallRequest
+    from ecom_bench.difficulty import Difficulty
+    from ecom_bench.envs import env_names, get_env, register_env, unregister_env
+    from ecom_bench.envs.base import EnvAxis, Environment, JourneyRole, SubTask, Verdict
+    from ecom_bench.episode import EndReason, Episode, EpisodeResult, new_episode
+    from ecom_bench.runner import run_policy
+    from ecom_bench.tasks.environments import env_task
+    from ecom_bench.training.env import EcomEnv
+    from ecom_bench.users import UserAct, UserMessage, UserSimulator
+    from ecom_bench.users.customer import Customer
+    from ecom_bench.world._tooling import ToolError, tool_method
+    from ecom_bench.world.state import World
