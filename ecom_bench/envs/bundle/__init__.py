@@ -63,7 +63,7 @@ class BundleEnv(Environment):
         cue_order=4)
 
     def build(self, world: World, seed: int, difficulty: Difficulty, intent: int = 0) -> SubTask:
-        return build_bundle(world, seed, difficulty, intent)
+        return build_bundle(world, seed, difficulty, intent, customer=self.customer_type)
 
     def verify(self, task: SubTask, world: World) -> Verdict:
         return verify_bundle(task, world, self.answer_of(task, world))

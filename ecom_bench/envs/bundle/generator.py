@@ -53,7 +53,8 @@ CONSTRAINT_VALUES: dict[str, tuple[float, ...]] = {"min_rating": (4.0, 4.3, 4.5)
 #: E_BUNDLE's own difficulty axes (docs/design.md).
 BUNDLE_SIZE = EnvAxis("bundle_size", "product categories the project needs", "min(12, 3 + ⌊d/2⌋)",
                       lambda d: min(MAX_CATEGORIES, 3 + d // 2))
-BUDGET_SLACK = EnvAxis("budget_slack", f"budget over the cheapest complete list (set from d = {BUDGET_MIN_LEVEL} "
+BUDGET_SLACK = EnvAxis("budget_slack",
+                       f"budget over the cheapest complete list (set from d = {BUDGET_MIN_LEVEL} "
                        f"with probability {P_BUDGET})",
                        "1 + 0.5·exp(−d/6)", lambda d: 1.0 + 0.5 * math.exp(-d / 6))
 BUNDLE_AXES = (BUNDLE_SIZE, BUDGET_SLACK)
@@ -93,7 +94,8 @@ def draw_constraints(count: int, rng: random.Random, catalog: Catalog,
     return chosen
 
 
-def build_bundle(world: World, seed: int, difficulty: Difficulty, intent: int = 0) -> SubTask:
+def build_bundle(world: World, seed: int, difficulty: Difficulty, intent: int = 0,
+                customer: type[BundleUser] = BundleUser) -> SubTask:
     rng = seeded_rng("bundle", seed, difficulty.level)
     catalog = world.catalog
     index = catalog_index(catalog)
@@ -145,5 +147,5 @@ def build_bundle(world: World, seed: int, difficulty: Difficulty, intent: int = 
     goal = BundleGoal(tuple(p.name for p in projects), tuple(items), budget, tuple(constraints),
                       tuple(stock_out_ids))
     user_seed = derive_seed("bundle-user", seed, difficulty.level)
-    user = BundleUser(goal, projects, difficulty, user_seed, disclosure)
+    user = customer(goal, projects, difficulty, user_seed, disclosure)
     return SubTask(env="bundle", goal=goal, user=user, intent=intent)

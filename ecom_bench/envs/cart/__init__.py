@@ -51,7 +51,7 @@ class CartEnv(Environment):
         cue_order=5)
 
     def build(self, world: World, seed: int, difficulty: Difficulty, intent: int = 0) -> SubTask:
-        return build_cart(world, seed, difficulty, intent)
+        return build_cart(world, seed, difficulty, intent, customer=self.customer_type)
 
     def verify(self, task: SubTask, world: World) -> Verdict:
         return verify_cart(task, world)

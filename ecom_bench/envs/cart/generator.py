@@ -91,7 +91,8 @@ P_QUANTITY = EnvAxis("p_quantity", "chance that an item is wanted more than once
 CART_AXES = (CART_ITEMS, P_VARIANT, P_QUANTITY)
 
 
-def build_cart(world: World, seed: int, difficulty: Difficulty, intent: int = 0) -> SubTask:
+def build_cart(world: World, seed: int, difficulty: Difficulty, intent: int = 0,
+              customer: type[CartUser] = CartUser) -> SubTask:
     rng = seeded_rng("cart", seed, difficulty.level)
     catalog = world.catalog
     n_items = min(CART_ITEMS.at(difficulty), len(catalog.by_leaf_category))
@@ -125,6 +126,6 @@ def build_cart(world: World, seed: int, difficulty: Difficulty, intent: int = 0)
     goal = CartGoal(_told_apart(catalog, targets, history))
 
     products = {t.product_id: catalog.get(t.product_id) for t in goal.targets}
-    user = CartUser(goal, products, difficulty, derive_seed("cart-user", seed, difficulty.level), disclosure)
+    user = customer(goal, products, difficulty, derive_seed("cart-user", seed, difficulty.level), disclosure)
     return SubTask(env="cart", goal=goal, user=user, intent=intent,
                    persona=sample_persona(derive_seed("cart", seed, difficulty.level)))

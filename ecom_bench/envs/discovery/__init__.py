@@ -63,7 +63,7 @@ class DiscoveryEnv(Environment):
         "recommend_products (finding products or a substitute)")
 
     def build(self, world: World, seed: int, difficulty: Difficulty, intent: int = 0) -> SubTask:
-        return build_discovery(world, seed, difficulty, intent)
+        return build_discovery(world, seed, difficulty, intent, customer=self.customer_type)
 
     def verify(self, task: SubTask, world: World) -> Verdict:
         return verify_discovery(task, world, self.answer_of(task, world))

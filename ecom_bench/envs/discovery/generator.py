@@ -34,7 +34,8 @@ from ecom_bench.world import World
 MAX_TARGET_DRAWS = 200
 
 
-def build_discovery(world: World, seed: int, difficulty: Difficulty, intent: int = 0) -> SubTask:
+def build_discovery(world: World, seed: int, difficulty: Difficulty, intent: int = 0,
+                   customer: type[DiscoveryUser] = DiscoveryUser) -> SubTask:
     d = difficulty.level
     rng = seeded_rng("discovery", seed, d, intent)
     catalog = world.catalog
@@ -62,5 +63,5 @@ def build_discovery(world: World, seed: int, difficulty: Difficulty, intent: int
     disclosure.add(category.slot, True)
     for c in constraints:
         disclosure.add(c.slot, rng.random() >= difficulty.p_missing)
-    user = DiscoveryUser(goal, catalog, difficulty, derive_seed("discovery-user", seed, d, intent), disclosure)
+    user = customer(goal, catalog, difficulty, derive_seed("discovery-user", seed, d, intent), disclosure)
     return SubTask(env="discovery", goal=goal, user=user, persona=weights, intent=intent)

@@ -62,11 +62,11 @@ def _answer_phrases(members: tuple[str, ...]) -> str:
 def journey_instructions(members: tuple[str, ...]) -> str:
     """The journey's system prompt: each member's final answer named by its `JourneyRole`."""
     return (
-        "You are a customer-service agent for an online store. The customer has several requests and brings "
-        "them up one after another (sometimes interrupting one with another). Each kind of request has its own "
-        f"final-answer tool: {_answer_phrases(members)}. Handle the customer's current request with the tools, "
-        "give it its final answer, then tell the customer; they will move on to their next request. Ask when a "
-        "detail you need was not given. Write plain replies to talk to the customer."
+        "You are a customer-service agent for an online store. The customer has several requests and "
+        "brings them up one after another (sometimes interrupting one with another). Each kind of request "
+        f"has its own final-answer tool: {_answer_phrases(members)}. Handle the customer's current request "
+        "with the tools, give it its final answer, then tell the customer; they will move on to their next "
+        "request. Ask when a detail you need was not given. Write plain replies to talk to the customer."
     )
 
 

@@ -60,7 +60,7 @@ class PolicyEnv(Environment):
         cue_order=0)
 
     def build(self, world: World, seed: int, difficulty: Difficulty, intent: int = 0) -> SubTask:
-        return build_policy(world, seed, difficulty, intent)
+        return build_policy(world, seed, difficulty, intent, customer=self.customer_type)
 
     def verify(self, task: SubTask, world: World) -> Verdict:
         return verify_policy(task, world, self.answer_of(task, world))

@@ -47,9 +47,10 @@ def p_categorical(n_clauses: int) -> float:
 
 
 #: E_POLICY's own difficulty axes (beside the shared B_branch, `n_policy_clauses`).
-LOOKALIKES = EnvAxis("lookalike_rules", "rules on the same topic for other scopes, beside the one asked about",
-                     "1 + ⌊d/3⌋", lambda d: 1 + d // 3)
-OTHER_RULES = EnvAxis("other_rules", "rules on other topics in the policy base", "2 + ⌊d/3⌋", lambda d: 2 + d // 3)
+LOOKALIKES = EnvAxis("lookalike_rules", "rules on the same topic for other scopes, beside the one asked "
+                     "about", "1 + ⌊d/3⌋", lambda d: 1 + d // 3)
+OTHER_RULES = EnvAxis("other_rules", "rules on other topics in the policy base", "2 + ⌊d/3⌋",
+                      lambda d: 2 + d // 3)
 POLICY_AXES = (LOOKALIKES, OTHER_RULES)
 
 
@@ -85,7 +86,8 @@ def _add_rule(rng: random.Random, kb: PolicyKB, fam: Family, scope: str, n_claus
     kb.add(rule)
 
 
-def build_policy(world: World, seed: int, difficulty: Difficulty, intent: int = 0) -> SubTask:
+def build_policy(world: World, seed: int, difficulty: Difficulty, intent: int = 0,
+                customer: type[PolicyUser] = PolicyUser) -> SubTask:
     rng = seeded_rng("policy", seed, difficulty.level)
     if world.policy_kb is None:
         world.policy_kb = PolicyKB()
@@ -123,5 +125,5 @@ def build_policy(world: World, seed: int, difficulty: Difficulty, intent: int = 
                       kind=rule.kind, unit=rule.unit, n_clauses=len(rule.clauses), slots=rule.slots(),
                       scope_slot=fam.scope, situation=full, answer=rule.compute(full))
     kb.questions[intent] = PolicyQuestion(fam.key, dict(full))  # what the answer tool reads answers against
-    user = PolicyUser(goal, difficulty, derive_seed("policy-user", seed, difficulty.level), disclosure)
+    user = customer(goal, difficulty, derive_seed("policy-user", seed, difficulty.level), disclosure)
     return SubTask(env="policy", goal=goal, user=user, intent=intent)

@@ -82,7 +82,7 @@ class ReturnsEnv(Environment):
         cue_order=2)
 
     def build(self, world: World, seed: int, difficulty: Difficulty, intent: int = 0) -> SubTask:
-        return build_returns(world, seed, difficulty, intent)
+        return build_returns(world, seed, difficulty, intent, customer=self.customer_type)
 
     def verify(self, task: SubTask, world: World) -> Verdict:
         answer = self.answer_of(task, world)

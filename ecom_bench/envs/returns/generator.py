@@ -149,7 +149,8 @@ class ReturnsProcess(GroupProcess):
                           returned=edge == "already_returned", edge=edge)
 
 
-def build_returns(world: World, seed: int, difficulty: Difficulty, intent: int = 0) -> SubTask:
+def build_returns(world: World, seed: int, difficulty: Difficulty, intent: int = 0,
+                 customer: type[ReturnsUser] = ReturnsUser) -> SubTask:
     rng = seeded_rng("returns", seed, difficulty.level)
     catalog = world.catalog
     history = build_order_history(world, rng, ReturnsProcess(difficulty), n_recent=difficulty.n_orders)
@@ -195,7 +196,7 @@ def build_returns(world: World, seed: int, difficulty: Difficulty, intent: int =
     script = UserScript.draw(goal, noun, f"the {short_name(product)}" if rng.random() < 0.5 else f"the {noun}",
                              variant.attribute if variant else None, window, rng,
                              a_replacement=kind_noun.a("replacement"))
-    user = ReturnsUser(goal, script, difficulty, derive_seed("returns-user", seed, difficulty.level), disclosure,
+    user = customer(goal, script, difficulty, derive_seed("returns-user", seed, difficulty.level), disclosure,
                        intent, alternates)
     return SubTask(env="returns", goal=goal, user=user, intent=intent)
 

@@ -60,7 +60,7 @@ class SubstitutionEnv(Environment):
         cue_order=1)
 
     def build(self, world: World, seed: int, difficulty: Difficulty, intent: int = 0) -> SubTask:
-        return build_substitution(world, seed, difficulty, intent)
+        return build_substitution(world, seed, difficulty, intent, customer=self.customer_type)
 
     def verify(self, task: SubTask, world: World) -> Verdict:
         return verify_substitution(task, world, self.answer_of(task, world))

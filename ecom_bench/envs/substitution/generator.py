@@ -39,7 +39,8 @@ from ecom_bench.world import VisitRecord, World
 HISTORY_LOOKALIKES = 3
 
 
-def build_substitution(world: World, seed: int, difficulty: Difficulty, intent: int = 0) -> SubTask:
+def build_substitution(world: World, seed: int, difficulty: Difficulty, intent: int = 0,
+                      customer: type[SubstitutionUser] = SubstitutionUser) -> SubTask:
     d = difficulty.level
     rng = seeded_rng("substitution", seed, d, intent)
     catalog = world.catalog
@@ -81,6 +82,6 @@ def build_substitution(world: World, seed: int, difficulty: Difficulty, intent: 
     disclosure.add(category.slot, True)
     for c in (compatibility, *constraints):
         disclosure.add(c.slot, rng.random() >= difficulty.p_missing)
-    user = SubstitutionUser(goal, catalog, difficulty, derive_seed("substitution-user", seed, d, intent), disclosure)
+    user = customer(goal, catalog, difficulty, derive_seed("substitution-user", seed, d, intent), disclosure)
     persona = constrained_persona(derive_seed("substitution", seed, d, intent), goal.requirements)
     return SubTask(env="substitution", goal=goal, user=user, persona=persona, intent=intent)

@@ -71,7 +71,7 @@ class TrackingEnv(Environment):
         cue_order=3)
 
     def build(self, world: World, seed: int, difficulty: Difficulty, intent: int = 0) -> SubTask:
-        return build_tracking(world, seed, difficulty, intent)
+        return build_tracking(world, seed, difficulty, intent, customer=self.customer_type)
 
     def verify(self, task: SubTask, world: World) -> Verdict:
         answer = self.answer_of(task, world)

@@ -58,7 +58,8 @@ class TrackingProcess(GroupProcess):
         return MemberPlan(status, age)  # one line: tracking is about whole orders
 
 
-def build_tracking(world: World, seed: int, difficulty: Difficulty, intent: int = 0) -> SubTask:
+def build_tracking(world: World, seed: int, difficulty: Difficulty, intent: int = 0,
+                  customer: type[TrackingUser] = TrackingUser) -> SubTask:
     rng = seeded_rng("tracking", seed, difficulty.level)
     history = build_order_history(world, rng, TrackingProcess(p_similar(difficulty)), n_recent=difficulty.n_orders)
     target, line = history.target, history.target_line
@@ -86,6 +87,6 @@ def build_tracking(world: World, seed: int, difficulty: Difficulty, intent: int 
     partial_kind = RefKind.ORDER_ID if ref.kind is RefKind.ORDER_ID else RefKind.NOUN
     plural = frozenset(r for r, kind in ((reference_text, ref.kind), (partial, partial_kind))
                        if kind_noun.plural and kind not in (RefKind.ORDER_ID, RefKind.ORDINAL))
-    user = TrackingUser(goal, difficulty, derive_seed("tracking-user", seed, difficulty.level), disclosure,
+    user = customer(goal, difficulty, derive_seed("tracking-user", seed, difficulty.level), disclosure,
                         partial, protect, alternates, plural_references=plural)
     return SubTask(env="tracking", goal=goal, user=user, intent=intent)
