@@ -3,8 +3,12 @@
 The public API, one name per concept (docs/extending.md shows them at work):
 
 * the environment contract: `Environment`, `SubTask`, `Verdict`, `EnvAxis`, `JourneyRole`,
-  `register_env`, `unregister_env`, `get_env`, `env_names`, `Difficulty`;
-* the world and tools: `World`, `tool_method`, `ToolError`;
+  `JourneyEnv`, `budget_turns`, `register_env`, `unregister_env`, `get_env`, `env_names`,
+  `check_env`, `Difficulty`;
+* the world and tools: `World`, `tool_method`, `ToolError`, `ToolBase` and the built-in tool
+  groups (`CatalogTools`, `CartTools`, `OrderTools`, `PolicyTools`, `RecommendTools`,
+  `BundleTools`);
+* the shared catalogue: `load_context`, `CatalogSpec`;
 * the customer: `Customer`, `UserSimulator`, `UserMessage`, `UserAct`;
 * the agent protocol: `Policy`, `AgentAction`, `ToolCallRequest`, `Message`, `EpisodeStatus`,
   `get_policy`;
@@ -29,6 +33,18 @@ _EXPORTS: dict[str, str] = {
     "Verdict": "ecom_bench.envs.base",
     "EnvAxis": "ecom_bench.envs.base",
     "JourneyRole": "ecom_bench.envs.base",
+    "JourneyEnv": "ecom_bench.envs.journey",
+    "budget_turns": "ecom_bench.envs.base",
+    "check_env": "ecom_bench.runner",
+    "load_context": "ecom_bench.envs.context",
+    "CatalogSpec": "ecom_bench.envs.context",
+    "ToolBase": "ecom_bench.world._tooling",
+    "CatalogTools": "ecom_bench.world.tools.catalog",
+    "CartTools": "ecom_bench.world.tools.cart",
+    "OrderTools": "ecom_bench.world.tools.orders",
+    "PolicyTools": "ecom_bench.world.tools.policy",
+    "RecommendTools": "ecom_bench.world.tools.recommend",
+    "BundleTools": "ecom_bench.world.tools.bundle",
     "register_env": "ecom_bench.envs",
     "unregister_env": "ecom_bench.envs",
     "get_env": "ecom_bench.envs",
@@ -77,12 +93,20 @@ if TYPE_CHECKING:
     from ecom_bench.conversation import AgentAction, EpisodeStatus, Message, ToolCallRequest
     from ecom_bench.difficulty import Difficulty
     from ecom_bench.envs import env_names, get_env, register_env, unregister_env
-    from ecom_bench.envs.base import EnvAxis, Environment, JourneyRole, SubTask, Verdict
+    from ecom_bench.envs.base import EnvAxis, Environment, JourneyRole, SubTask, Verdict, budget_turns
+    from ecom_bench.envs.context import CatalogSpec, load_context
+    from ecom_bench.envs.journey import JourneyEnv
     from ecom_bench.episode import EndReason, Episode, EpisodeResult, new_episode
-    from ecom_bench.runner import run_policy
+    from ecom_bench.runner import check_env, run_policy
     from ecom_bench.tasks.environments import env_task
     from ecom_bench.training.env import EcomEnv
     from ecom_bench.users import UserAct, UserMessage, UserSimulator
     from ecom_bench.users.customer import Customer
-    from ecom_bench.world._tooling import ToolError, tool_method
+    from ecom_bench.world._tooling import ToolBase, ToolError, tool_method
+    from ecom_bench.world.tools.bundle import BundleTools
+    from ecom_bench.world.tools.cart import CartTools
+    from ecom_bench.world.tools.catalog import CatalogTools
+    from ecom_bench.world.tools.orders import OrderTools
+    from ecom_bench.world.tools.policy import PolicyTools
+    from ecom_bench.world.tools.recommend import RecommendTools
     from ecom_bench.world.state import World

@@ -10,6 +10,10 @@
     ecom-bench build-index                           pre-build the search index cache
     ecom-bench serve --envs C8 -d adaptive           the OpenEnv server (extra `train`)
 
+`--import MODULE` (before the command, repeatable) imports a module first, so the environments it
+registers are known: `ecom-bench --import my_envs show loyalty`. Installed packages can declare
+environments through the `ecom_bench.envs` entry-point group instead (docs/extending.md).
+
 Evaluation of real models goes through Inspect: `inspect eval ecom_bench/cart ...` for one run,
 `ecom-bench sweep` for a leaderboard grid.
 """
@@ -17,6 +21,7 @@ Evaluation of real models goes through Inspect: `inspect eval ecom_bench/cart ..
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import statistics
 import sys
@@ -212,9 +217,28 @@ def cmd_serve(args: argparse.Namespace) -> None:
           embedder=args.embedder, **limits)
 
 
+def _import_modules(argv: list[str] | None) -> None:
+    """Import the `--import` modules first: the env choices of the commands come from the registry."""
+    pre = argparse.ArgumentParser(add_help=False)
+    pre.add_argument("--import", dest="imports", action="append", default=[])
+    known, _ = pre.parse_known_args(argv)
+    for module in known.imports:
+        try:
+            importlib.import_module(module)
+        except ImportError as e:
+            raise ImportError(f"--import {module}: {e}") from None
+
+
 def main(argv: list[str] | None = None) -> int:
+    try:
+        _import_modules(argv)
+    except (ValueError, ImportError) as e:
+        print(f"ecom-bench: error: {e}", file=sys.stderr)
+        return 2
     parser = argparse.ArgumentParser(prog="ecom-bench", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--import", dest="imports", action="append", default=[], metavar="MODULE",
+                        help="import MODULE first (repeatable), for the environments it registers")
     sub = parser.add_subparsers(dest="command", required=True)
     p = sub.add_parser("envs", help="list the registered environments: tasks, tools, own difficulty axes")
     p.set_defaults(fn=cmd_envs)

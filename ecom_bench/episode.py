@@ -81,6 +81,14 @@ class EpisodeOver(RuntimeError):
     """`step` on an episode that has already ended."""
 
 
+class ToolBug(RuntimeError):
+    """An environment's tool failed other than with a `ToolError`: a bug in the env, not the agent's doing."""
+
+
+class VerdictOutOfRange(ValueError):
+    """A verifier returned something other than a `Verdict` with r_task in [-1, 1]."""
+
+
 @dataclass(frozen=True)
 class ToolOutcome:
     """The text the agent sees for one tool call, and whether it was an error."""
@@ -265,7 +273,7 @@ class Episode:
             self.calls_this_turn += 1
         acted_on = len(self.world.referenced_ids)
         try:
-            text = getattr(self.toolkit, name)(**args)
+            text = self._run_tool(name, args)
         except ToolError as e:
             # A refused call acted on nothing: its ids do not count toward r_hall (what it showed does).
             del self.world.referenced_ids[acted_on:]
@@ -326,6 +334,9 @@ class Episode:
         if not self.done:
             self._end("not finished", EndReason.NOT_FINISHED)
         verdict = self.env.verify(self.problem.task, self.world)
+        if not isinstance(verdict, Verdict) or not -1.0 <= verdict.task <= 1.0:
+            raise VerdictOutOfRange(f"environment {self.env.name!r}: verify() must return a Verdict with task in "
+                                    f"[-1, 1], got {verdict!r}")
         min_turns = min(self.env.min_turns(self.problem.task, self.difficulty.tool_budget), self.difficulty.max_turns)
         r_eff = efficiency(self.turns, self.user_caused_turns, self.difficulty.max_turns, min_turns)
         # Ids in cart/return calls and in final answers that the tools carried out.
@@ -353,6 +364,21 @@ class Episode:
         return self._result
 
     # ------------------------------------------------------------- helpers
+    def _run_tool(self, name: str, args: dict[str, Any]) -> str:
+        """Run a validated call. `ToolError` is the agent's to read; anything else is a bug in the
+        env's tool, reported as such (naming it) rather than as a bare exception."""
+        try:
+            text = getattr(self.toolkit, name)(**args)
+        except ToolError:
+            raise
+        except Exception as e:
+            raise ToolBug(f"tool {name!r} of environment {self.env.name!r} raised {type(e).__name__}: {e} "
+                          "(a tool signals a refusal the agent reads with ToolError)") from e
+        if not isinstance(text, str):
+            raise ToolBug(f"tool {name!r} of environment {self.env.name!r} returned {type(text).__name__}, "
+                          "not the text the agent reads")
+        return text
+
     def _ask_user(self, question: str) -> str:
         reply = self.agent_message(question)
         return reply.text if reply is not None else "The conversation has ended."

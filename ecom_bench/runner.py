@@ -40,3 +40,28 @@ def run_policy(episode: Episode, policy: Policy) -> EpisodeRun:
         observation, *_ = episode.step(action)
         messages.extend(observation)
     return EpisodeRun(messages, episode.result())
+
+
+def check_env(env_name: str, difficulties: tuple[int, ...] = (0, 3, 6, 9, 12), samples: int = 5, *,
+              context: EnvContext | None = None) -> None:
+    """Check what registration cannot: that the env's tasks are reproducible and solvable.
+
+    For `samples` episodes at each difficulty: the same seed builds the same hidden goal and
+    opening twice, and the env's oracle succeeds. Raises ValueError listing every failure.
+    """
+    from ecom_bench.agents import get_policy
+
+    problems = []
+    for d in difficulties:
+        for index in range(samples):
+            first = new_episode(env_name, d, 0, index, context=context)
+            again = new_episode(env_name, d, 0, index, context=context)
+            if (first.problem.hidden_state(), first.opening) != (again.problem.hidden_state(), again.opening):
+                problems.append(f"d={d} index={index}: the same seed built a different task (draw every random "
+                                "choice from the seed)")
+            result = run_policy(first, get_policy(env_name, "oracle")).result
+            if not result.reward.success:
+                problems.append(f"d={d} index={index}: the oracle failed: {result.explanation()}")
+    if problems:
+        raise ValueError(f"environment {env_name!r} fails {len(problems)} check(s):\n" + "\n".join(problems))
+

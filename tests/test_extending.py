@@ -10,29 +10,32 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import pytest
 from inspect_ai import eval as inspect_eval
 
 from conftest import TEST_CATALOG_SIZE, play
-from ecom_bench import (AgentAction, EnvAxis, Environment, JourneyRole, SubTask, ToolCallRequest, UserAct,
-                        UserMessage, Verdict, World, new_episode, register_env, run_policy, unregister_env)
-from ecom_bench.agents import get_policy
-from ecom_bench.envs.base import budget_turns
-from ecom_bench.envs.journey import JourneyEnv
-from ecom_bench.tasks import env_task
-from ecom_bench.training import EcomEnv
-from ecom_bench.world import ToolError
-from ecom_bench.world.toolkit import tool_method
-from ecom_bench.world.tools.catalog import CatalogTools
+from ecom_bench import (AgentAction, CatalogTools, EcomEnv, EnvAxis, Environment, JourneyEnv, JourneyRole, SubTask,
+                        ToolCallRequest, ToolError, UserAct, UserMessage, Verdict, World, budget_turns, check_env,
+                        env_task, get_env, get_policy, new_episode, register_env, run_policy, tool_method, unregister_env)
 
 
 # ------------------------------------------------------------------ the env's own data and tools
 def points_for(price: float) -> int:
     """The store's loyalty scheme: one point per whole unit of price."""
     return int(price)
+
+
+@dataclass
+class LoyaltyBook:
+    """The loyalty domain's state in one world (`world.state(LoyaltyBook)`): the lookups made."""
+
+    lookups: list[str] = field(default_factory=list)
+
+    def snapshot(self) -> dict[str, Any]:
+        return {"lookups": list(self.lookups)}
 
 
 class LoyaltyTools(CatalogTools):
@@ -47,6 +50,7 @@ class LoyaltyTools(CatalogTools):
         """
         product = self._product(product_id)
         self._reference(product.id)
+        self.world.state(LoyaltyBook).lookups.append(product.id)
         return json.dumps({"product_id": product.id, "points": points_for(product.price)})
 
     @tool_method("final")
@@ -180,6 +184,7 @@ def registered() -> Iterator[None]:
 def test_the_core_loop_runs_it_and_scores_it_from_the_goal(registered, context):
     oracle = run_policy(new_episode("loyalty", 3, 0, 0, context=context), get_policy("loyalty", "oracle")).result
     assert oracle.reward.success and oracle.reward.total == pytest.approx(0.9)
+    assert oracle.final_state["domains"] == {"LoyaltyBook": {"lookups": [oracle.hidden["goal"]["product_id"]]}}
     guess = run_policy(new_episode("loyalty", 3, 0, 0, context=context), get_policy("loyalty", "random")).result
     assert not guess.reward.success and guess.reward.task == -1.0
     episode = new_episode("loyalty", 3, 0, 0, context=context)
@@ -225,12 +230,163 @@ def test_a_journey_chains_it_with_a_built_in_env(registered, context):
     assert "report_loyalty_points (loyalty points)" in episode.system_prompt()
 
 
-def test_the_registry_refuses_a_broken_env():
-    class NoSuchTool(LoyaltyEnv):
-        name = "broken"
-        tool_names = ("catalog_search", "loyalty_pointz", "report_loyalty_points")
+def test_check_env_confirms_it_reproducible_and_solvable(registered, context):
+    check_env("loyalty", difficulties=(0, 6), samples=3, context=context)
 
-    with pytest.raises(ValueError, match="loyalty_pointz"):
-        register_env(NoSuchTool)
-    with pytest.raises(ValueError, match="already registered"):
-        register_env(type("Cart", (LoyaltyEnv,), {"name": "cart"}))
+    class Unsolvable(LoyaltyEnv):
+        name = "unsolvable"
+        policies = {"oracle": LoyaltyGuess}
+
+    register_env(Unsolvable)
+    try:
+        with pytest.raises(ValueError, match="the oracle failed"):
+            check_env("unsolvable", difficulties=(0,), samples=1, context=context)
+    finally:
+        unregister_env("unsolvable")
+
+
+def _variant(**declarations: Any) -> type[LoyaltyEnv]:
+    return type("Variant", (LoyaltyEnv,), {"name": "variant", **declarations})
+
+
+@pytest.mark.parametrize("declarations, message", [
+    ({"tool_names": ("catalog_search", "loyalty_pointz", "report_loyalty_points")}, "loyalty_pointz"),
+    ({"tool_names": "report_loyalty_points"}, "tuple of tool names"),
+    ({"tool_names": ("loyalty_points", "loyalty_points", "report_loyalty_points")}, "offers a tool twice"),
+    ({"tool_names": ("report_loyalty_points", "loyalty_points")}, "last"),
+    ({"final_tool": "loyalty_points"}, "marked @tool_method"),
+    ({"toolkits": LoyaltyTools}, "tuple of ToolBase subclasses"),
+    ({"policies": {"heuristic": LoyaltyGuess}}, "no 'oracle'"),
+    ({"policies": {"oracle": LoyaltyOracle()}}, "Policy class"),
+    ({"axes": (("price_floor", 1),)}, "EnvAxis"),
+    ({"journey": "loyalty"}, "JourneyRole"),
+    ({"name": "cart"}, "already registered"),
+    ({"name": "two words"}, "identifier"),
+])
+def test_the_registry_refuses_a_broken_env_naming_the_problem(declarations, message):
+    with pytest.raises((TypeError, ValueError), match=message):
+        register_env(_variant(**declarations))
+
+
+def test_a_tool_kind_must_be_one_of_the_four():
+    with pytest.raises(ValueError, match="read, write, user, final"):
+        tool_method("reads")  # type: ignore[arg-type]
+
+
+def test_two_groups_may_not_define_one_tool_name():
+    class Shadow(CatalogTools):
+        @tool_method("write")
+        def report_loyalty_points(self, product_id: str) -> str:
+            """Another tool under the same name.
+
+            Args:
+                product_id: A product.
+            """
+            return product_id
+
+    with pytest.raises(ValueError, match="defined by both"):
+        register_env(_variant(toolkits=(LoyaltyTools, Shadow)))
+
+
+def test_a_journey_must_chain_registered_members_with_a_role(registered):
+    class Bad(JourneyEnv):
+        name = "bad_journey"
+        members = ("loyalty", "nowhere")
+
+    with pytest.raises(ValueError, match="'nowhere', which is not registered"):
+        register_env(Bad)
+    with pytest.raises(ValueError, match="chained by the journey"):
+        unregister_env("loyalty")
+    assert get_env("loyalty_journey").axis_values(12) == {"journey_length": 2}  # two members
+
+
+def test_what_build_verify_and_tools_return_is_checked_naming_the_env(registered, context):
+    class NoGoalDict(LoyaltyEnv):
+        name = "no_goal_dict"
+
+        def build(self, world, seed, difficulty, intent=0):  # noqa: ANN001, ANN201
+            task = super().build(world, seed, difficulty, intent)
+            return SubTask(env=self.name, goal={"points": 1}, user=task.user)
+
+    class Overconfident(LoyaltyEnv):
+        name = "overconfident"
+
+        def verify(self, task, world):  # noqa: ANN001, ANN201
+            return Verdict(task=5.0, success=True, explanation="too sure")
+
+    class Buggy(LoyaltyTools):
+        @tool_method("read")
+        def loyalty_lookup(self, product_id: str) -> str:
+            """A tool with a bug.
+
+            Args:
+                product_id: A product.
+            """
+            return {"points": 1}[product_id]
+
+    class BuggyEnv(LoyaltyEnv):
+        name = "buggy"
+        toolkits = (Buggy,)
+        tool_names = ("loyalty_lookup", "report_loyalty_points")
+
+    for env in (NoGoalDict, Overconfident, BuggyEnv):
+        register_env(env)
+    try:
+        with pytest.raises(TypeError, match="'no_goal_dict'.*to_dict"):
+            new_episode("no_goal_dict", 0, context=context)
+        with pytest.raises(ValueError, match="'overconfident'.*task in"):
+            run_policy(new_episode("overconfident", 0, context=context), get_policy("overconfident", "oracle"))
+        episode = new_episode("buggy", 0, context=context)
+        with pytest.raises(RuntimeError, match="tool 'loyalty_lookup' of environment 'buggy' raised KeyError"):
+            episode.step(_call("loyalty_lookup", product_id="x"))
+    finally:
+        for name in ("no_goal_dict", "overconfident", "buggy"):
+            unregister_env(name)
+
+
+PLUGIN = """
+from test_extending import LoyaltyEnv
+
+
+class PluginLoyalty(LoyaltyEnv):
+    name = "plugin_loyalty"
+"""
+
+
+def test_an_installed_package_registers_envs_through_the_entry_point_group(tmp_path, monkeypatch, capsys):
+    """A package declaring `[project.entry-points."ecom_bench.envs"]` is found by every front."""
+    import ecom_bench.envs as registry
+    from ecom_bench.cli import main
+
+    (tmp_path / "plug_envs.py").write_text(PLUGIN)
+    dist = tmp_path / "plug-0.1.dist-info"
+    dist.mkdir()
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: plug\nVersion: 0.1\n")
+    (dist / "entry_points.txt").write_text("[ecom_bench.envs]\nplugin_loyalty = plug_envs:PluginLoyalty\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setattr(registry, "_plugins_loaded", False)
+    try:
+        assert main(["envs"]) == 0
+        assert "| plugin_loyalty | E_LOYALTY" in capsys.readouterr().out
+        assert get_env("plugin_loyalty").name == "plugin_loyalty"
+    finally:
+        unregister_env("plugin_loyalty")
+
+
+def test_the_cli_imports_a_module_that_registers_envs(tmp_path, monkeypatch, capsys):
+    from ecom_bench.cli import main
+
+    (tmp_path / "cli_envs.py").write_text(PLUGIN.replace("plugin_loyalty", "cli_loyalty") + """
+from ecom_bench import register_env
+
+register_env(PluginLoyalty)
+""")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    try:
+        assert main(["--import", "cli_envs", "envs"]) == 0
+        assert "| cli_loyalty | catalog_search, loyalty_points, ask_user, report_loyalty_points |" in \
+            capsys.readouterr().out
+    finally:
+        unregister_env("cli_loyalty")
+    assert main(["--import", "no_such_module_here", "envs"]) == 2
+    assert "--import no_such_module_here: No module named" in capsys.readouterr().err

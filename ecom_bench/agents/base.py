@@ -31,7 +31,7 @@ def tool_results(messages: list[Message]) -> list[tuple[ToolCallRequest, Message
 
 def calls_since_last_message(messages: list[Message]) -> int:
     """Budgeted tool calls made in the current turn (since the agent last spoke)."""
-    from ecom_bench.world.toolkit import unbudgeted_tools
+    from ecom_bench.envs import unbudgeted_tools
 
     free = unbudgeted_tools()
     n = 0

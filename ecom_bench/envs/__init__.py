@@ -3,12 +3,14 @@
 Each built-in environment lives in its own package (`ecom_bench/envs/<name>/`: goal,
 generator, user, verifier, policies) and is imported on first use, so a process that
 only runs the cart pays for nothing else. An environment from elsewhere is registered
-with `register_env(MyEnv)` and then runs through every front like a built-in one.
+with `register_env(MyEnv)`, or by an installed package through the `ecom_bench.envs`
+entry-point group, and then runs through every front like a built-in one.
 """
 
 from __future__ import annotations
 
 import importlib
+from importlib.metadata import entry_points
 
 from ecom_bench.envs.base import EnvAxis, Environment, JourneyRole, Problem, SubTask, Verdict
 
@@ -38,6 +40,30 @@ COLLECTIONS: dict[str, tuple[str, ...]] = {
 }
 
 
+#: The entry-point group through which an installed package adds environments:
+#: `[project.entry-points."ecom_bench.envs"] loyalty = "my_package.loyalty:LoyaltyEnv"`.
+ENTRY_POINT_GROUP = "ecom_bench.envs"
+_plugins_loaded = False
+
+
+def load_plugins() -> None:
+    """Register the environments installed packages declare (once per process; the registry's
+    readers call it, so a plugin env works in `ecom-bench`, `inspect eval` and Python alike)."""
+    global _plugins_loaded
+    if _plugins_loaded:
+        return
+    _plugins_loaded = True
+    for point in entry_points(group=ENTRY_POINT_GROUP):
+        try:
+            env = point.load()
+            if point.name in ENVIRONMENTS:
+                continue  # registered already (by the plugin's own import)
+            register_env(env)
+        except Exception as e:
+            raise ValueError(f"the environment plugin {point.name!r} ({point.value}) could not be registered: "
+                             f"{type(e).__name__}: {e}") from e
+
+
 def register_env(env: Environment | type[Environment], *, replace: bool = False) -> Environment:
     """Add an environment (a class or an instance) to the registry under its `name`.
 
@@ -59,6 +85,10 @@ def unregister_env(name: str) -> None:
     """Remove a registered environment (a built-in one comes back as it ships)."""
     if name not in ENVIRONMENTS:
         raise ValueError(f"no environment called {name!r} is registered")
+    users = [n for n, e in ENVIRONMENTS.items() if not isinstance(e, str) and name in _members(e)]
+    if users:
+        raise ValueError(f"environment {name!r} is chained by the journey(s) {', '.join(users)}; unregister those "
+                         "first")
     if name in BUILTIN_ENVS:
         ENVIRONMENTS[name] = BUILTIN_ENVS[name]
     else:
@@ -67,11 +97,14 @@ def unregister_env(name: str) -> None:
 
 def env_names() -> tuple[str, ...]:
     """The registered environments' names, built-in ones first, in registry order."""
+    load_plugins()
     return tuple(ENVIRONMENTS)
 
 
 def get_env(name: str) -> Environment:
     """The environment called `name` (one shared, stateless instance per process)."""
+    if name not in ENVIRONMENTS:
+        load_plugins()
     try:
         entry = ENVIRONMENTS[name]
     except (KeyError, TypeError):
@@ -83,7 +116,17 @@ def get_env(name: str) -> Environment:
 
 
 def check_contract(env: Environment) -> None:
-    """Refuse an environment that would fail later: missing declarations, tools its toolkits lack."""
+    """Refuse an environment that would fail later, naming what is wrong: a missing declaration,
+    a declaration of the wrong shape, a tool its toolkits lack, a journey over unknown members."""
+    where = f"environment {getattr(env, 'name', type(env).__name__)!r}"
+    for member in _members(env):
+        if member not in ENVIRONMENTS:
+            raise ValueError(f"{where} chains {member!r}, which is not registered")
+        other = get_env(member)
+        if _members(other):
+            raise ValueError(f"{where} chains {member!r}, itself a journey")
+        if other.journey is None:
+            raise ValueError(f"{where} chains {member!r}, which declares no JourneyRole")
     missing = [attr for attr in ("name", "title", "summary", "goal_type", "customer_type", "toolkits",
                                  "tool_names", "final_tool", "instructions", "policies")
                if not hasattr(env, attr)]
@@ -91,16 +134,48 @@ def check_contract(env: Environment) -> None:
         raise TypeError(f"environment {type(env).__name__} does not declare {', '.join(missing)}")
     if not isinstance(env.name, str) or not env.name.isidentifier():
         raise ValueError(f"an environment's name must be an identifier (it is a task name), got {env.name!r}")
-    specs = env.toolkit_class().specs()
-    unknown = [t for t in env.tool_names if t not in specs]
+    for attr in ("title", "summary", "instructions"):
+        if not isinstance(getattr(env, attr), str) or not getattr(env, attr).strip():
+            raise TypeError(f"{where}: {attr} must be a non-empty string")
+    tools = env.tool_names
+    if not isinstance(tools, (tuple, list)) or not all(isinstance(t, str) for t in tools):
+        raise TypeError(f"{where}: tool_names must be a tuple of tool names, got {tools!r}")
+    if len(set(tools)) != len(tools):
+        raise ValueError(f"{where} offers a tool twice: {', '.join(sorted({t for t in tools if tools.count(t) > 1}))}")
+    try:
+        specs = env.toolkit_class().specs()
+    except (TypeError, ValueError) as e:
+        raise type(e)(f"{where}: {e}") from e
+    unknown = [t for t in tools if t not in specs]
     if unknown:
-        raise ValueError(f"environment {env.name!r} offers tools its toolkits do not define: {', '.join(unknown)}")
-    if env.final_tool is not None and (env.final_tool not in env.tool_names
-                                       or specs[env.final_tool].kind != "final"):
-        raise ValueError(f"environment {env.name!r}: final_tool {env.final_tool!r} must be one of its tools, "
+        raise ValueError(f"{where} offers tools its toolkits do not define: {', '.join(unknown)}")
+    if env.final_tool is not None and (env.final_tool not in tools or specs[env.final_tool].kind != "final"):
+        raise ValueError(f"{where}: final_tool {env.final_tool!r} must be one of its tools, "
                          "marked @tool_method('final')")
-    if "oracle" not in env.policies:
-        raise ValueError(f"environment {env.name!r} has no 'oracle' policy: every task must be shown solvable")
+    if env.final_tool is not None and tools[-1] != env.final_tool:
+        raise ValueError(f"{where}: list the final tool {env.final_tool!r} last in tool_names (listings say so)")
+    if not isinstance(env.policies, dict) or "oracle" not in env.policies:
+        raise ValueError(f"{where} has no 'oracle' policy: every task must be shown solvable")
+    for name, factory in env.policies.items():
+        if not callable(factory) or (isinstance(factory, type) and not hasattr(factory, "act")):
+            raise TypeError(f"{where}: policies[{name!r}] must be a Policy class (or a factory of one), "
+                            f"got {factory!r}")
+    if not all(isinstance(a, EnvAxis) for a in env.axes):
+        raise TypeError(f"{where}: axes must be EnvAxis values, got {env.axes!r}")
+    if env.journey is not None and not isinstance(env.journey, JourneyRole):
+        raise TypeError(f"{where}: journey must be a JourneyRole or None, got {env.journey!r}")
+
+
+def _members(env: Environment) -> tuple[str, ...]:
+    """The environments a journey chains (none for an atomic env)."""
+    return tuple(getattr(env, "chained", ()))
+
+
+def unbudgeted_tools() -> frozenset[str]:
+    """The registered environments' tools that do not count against B_tool: talking to the
+    customer and final answers (for scripted agents counting their calls in a turn)."""
+    return frozenset(name for env in env_names() for name, spec in get_env(env).toolkit_class().specs().items()
+                     if spec.kind in ("user", "final"))
 
 
 def resolve_envs(spec: str) -> tuple[str, ...]:
@@ -113,6 +188,7 @@ def resolve_envs(spec: str) -> tuple[str, ...]:
         raise ValueError(f"envs must name a collection ({', '.join(COLLECTIONS)}) or environments, got {spec!r}")
     if not all(names):
         raise ValueError(f"envs={spec!r} has an empty name between commas")
+    load_plugins()
     for n in names:
         if n not in ENVIRONMENTS:
             raise ValueError(f"unknown environment {n!r} in envs={spec!r}; environments: "
@@ -122,6 +198,6 @@ def resolve_envs(spec: str) -> tuple[str, ...]:
     return names
 
 
-__all__ = ["BUILTIN_ENVS", "COLLECTIONS", "ENVIRONMENTS", "EnvAxis", "Environment", "JourneyRole", "Problem",
-           "SubTask", "Verdict", "check_contract", "env_names", "get_env", "register_env", "resolve_envs",
-           "unregister_env"]
+__all__ = ["BUILTIN_ENVS", "COLLECTIONS", "ENTRY_POINT_GROUP", "ENVIRONMENTS", "EnvAxis", "Environment",
+           "JourneyRole", "Problem", "SubTask", "Verdict", "check_contract", "env_names", "get_env", "load_plugins",
+           "register_env", "resolve_envs", "unbudgeted_tools", "unregister_env"]

@@ -164,8 +164,22 @@ class Environment(ABC):
     def generate(self, context: EnvContext, seed: int, difficulty: Difficulty) -> Problem:
         """Build the task, its world and its user from one seed."""
         world = new_world(context, self.name, seed, difficulty)
-        task = self.build(world, seed, difficulty)
+        task = self.checked(self.build(world, seed, difficulty))
         return Problem(env=self.name, seed=seed, difficulty=difficulty, world=world, task=task)
+
+    def checked(self, task: Any) -> SubTask:
+        """`build`'s result, refused with a message naming the env if it breaks the contract."""
+        where = f"environment {self.name!r}: build()"
+        if not isinstance(task, SubTask):
+            raise TypeError(f"{where} must return a SubTask, got {type(task).__name__}")
+        if task.env != self.name:
+            raise ValueError(f"{where} returned a SubTask of env {task.env!r}")
+        if not callable(getattr(task.goal, "to_dict", None)):
+            raise TypeError(f"{where}: the goal ({type(task.goal).__name__}) needs a to_dict() method")
+        if not all(callable(getattr(task.user, m, None)) for m in ("opening", "reply", "disclosure")):
+            raise TypeError(f"{where}: the customer ({type(task.user).__name__}) must implement UserSimulator "
+                            "(opening, reply, disclosure)")
+        return task
 
     @abstractmethod
     def build(self, world: World, seed: int, difficulty: Difficulty, intent: int = 0) -> SubTask:

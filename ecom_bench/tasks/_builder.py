@@ -118,5 +118,6 @@ def build_task(env_name: str, *, difficulty: Any = 0, samples: Any = DEFAULT_SAM
         metadata={"env": env_name, "envs": list(env_names), "title": title, "difficulty": d, "seed": seed,
                   "strict": strict, "catalog": spec.source,
                   "catalog_products": len(load_context(spec, embedder).catalog), "embedder": embedder,
-                  "ecom_bench_version": __version__, "axes": Difficulty.from_level(d).to_dict()},
+                  "ecom_bench_version": __version__, "axes": Difficulty.from_level(d).to_dict(),
+                  "env_axes": {name: get_env(name).axis_values(d) for name in env_names}},
     )

@@ -70,6 +70,8 @@ class ToolSpec:
                 continue
             if pname not in arg_docs:
                 raise TypeError(f"tool {method.__name__}: argument {pname!r} has no docstring entry")
+            if pname not in hints:
+                raise TypeError(f"tool {method.__name__}: argument {pname!r} has no type hint (its schema type)")
             default = ... if param.default is inspect.Parameter.empty else param.default
             fields[pname] = (_bounded(hints[pname]), pydantic.Field(default, description=arg_docs[pname]))
         # strict: JSON-schema semantics, the same rule Inspect applies before our tool runs
@@ -155,27 +157,23 @@ def _parse_docstring(doc: str) -> tuple[str, dict[str, str]]:
     return " ".join(head.split()), args
 
 
-#: Every tool name defined in the process → its kind. A name means one tool: two groups may
-#: not define the same name with different kinds (an agent could not tell them apart).
-_TOOL_KINDS: dict[str, ToolKind] = {}
+TOOL_KINDS: tuple[ToolKind, ...] = get_args(ToolKind)
 
 
 def tool_method(kind: ToolKind) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """Mark a `ToolBase` method as a tool of `kind`; its name, docstring and hints are its schema."""
+    """Mark a `ToolBase` method as a tool of `kind`; its name, docstring and hints are its schema.
+
+    `read`/`write` count against the per-turn budget B_tool; `user` talks to the customer;
+    `final` records the env's answer.
+    """
+    if kind not in TOOL_KINDS:
+        raise ValueError(f"a tool's kind is one of {', '.join(TOOL_KINDS)}, got {kind!r}")
+
     def mark(fn: Callable[..., Any]) -> Callable[..., Any]:
-        known = _TOOL_KINDS.setdefault(fn.__name__, kind)
-        if known != kind:
-            raise ValueError(f"tool {fn.__name__!r} is already defined as a {known!r} tool; "
-                             f"a tool name has one kind, got {kind!r}")
         fn.__tool_kind__ = kind  # type: ignore[attr-defined]
         return fn
 
     return mark
-
-
-def tool_kinds() -> dict[str, ToolKind]:
-    """Every tool defined so far, by name."""
-    return dict(_TOOL_KINDS)
 
 
 def _json(obj: Any) -> str:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 import numpy as np
 
@@ -20,6 +20,8 @@ from ecom_bench.difficulty import Difficulty
 if TYPE_CHECKING:
     from ecom_bench.world.orders import Order, ReturnRecord
     from ecom_bench.world.policy import PolicyKB
+
+DomainState = TypeVar("DomainState")
 
 #: The store's clock when no generator sets one: fixed, so every run sees the same "now".
 REFERENCE_NOW = datetime(2026, 6, 15, 12, 0)
@@ -104,6 +106,16 @@ class World:
     #: Products an earlier request of a journey relies on: a later request's generator must
     #: not take them out of stock (E_SUB's original), or the earlier request becomes unsolvable.
     reserved_ids: set[str] = field(default_factory=set)
+    #: Domain state of environments from outside the package, one instance per type (`state()`).
+    domains: dict[type, Any] = field(default_factory=dict)
+
+    def state(self, kind: type[DomainState]) -> DomainState:
+        """This world's instance of a domain-state type, made with `kind()` on first use: where an
+        env keeps state of its own (its generator writes it, its tools and verifier read it)."""
+        found = self.domains.get(kind)
+        if found is None:
+            found = self.domains[kind] = kind()
+        return found  # type: ignore[no-any-return]
 
     @property
     def final_answer(self) -> dict[str, Any] | None:
@@ -179,6 +191,8 @@ class World:
             "stock_changes": dict(sorted(self.stock.items())),
             "seen_ids": len(self.seen_ids),
             "tool_calls": len(self.tool_log),
+            **({"domains": {kind.__name__: state.snapshot() for kind, state in self.domains.items()
+                            if callable(getattr(state, "snapshot", None))}} if self.domains else {}),
         }
 
     # --- search ------------------------------------------------------------

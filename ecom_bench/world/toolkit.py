@@ -13,8 +13,7 @@ import inspect
 from collections.abc import Callable
 from functools import cache
 
-from ecom_bench.world._tooling import (InvalidToolCall, ToolBase, ToolError, ToolKind, ToolSpec, tool_kinds,
-                                       tool_method)
+from ecom_bench.world._tooling import InvalidToolCall, ToolBase, ToolError, ToolKind, ToolSpec, tool_method
 from ecom_bench.world.state import World
 from ecom_bench.world.tools.conversation import ConversationTools
 
@@ -48,16 +47,29 @@ def _specs(cls: type) -> dict[str, ToolSpec]:
 
 @cache
 def compose_toolkit(groups: tuple[type[ToolBase], ...]) -> type[Toolkit]:
-    """The toolkit class of these tool groups (one class per distinct tuple, so schemas are built once)."""
+    """The toolkit class of these tool groups (one class per distinct tuple, so schemas are built once).
+
+    Two groups may share a tool only by inheriting it: a name defined twice would leave one
+    of the two unreachable, so it is refused.
+    """
+    if not isinstance(groups, tuple) or not all(isinstance(g, type) and issubclass(g, ToolBase) for g in groups):
+        raise TypeError(f"toolkits must be a tuple of ToolBase subclasses, got {groups!r}")
+    owner: dict[str, tuple[type, object]] = {}
+    for group in groups:
+        for name, fn in _tools_of(group).items():
+            if name in owner and owner[name][1] is not fn:
+                raise ValueError(f"tool {name!r} is defined by both {owner[name][0].__name__} and "
+                                 f"{group.__name__}; a tool name means one tool")
+            owner.setdefault(name, (group, fn))
     bases = tuple(g for g in groups if not issubclass(Toolkit, g))
     name = "Toolkit[" + "+".join(g.__name__ for g in bases) + "]"
     return type(name, (*bases, Toolkit), {"__module__": __name__})
 
 
-def unbudgeted_tools() -> frozenset[str]:
-    """Tools that do not count against B_tool: talking to the customer and final answers."""
-    return frozenset(name for name, kind in tool_kinds().items() if kind in ("user", "final"))
+def _tools_of(group: type) -> dict[str, object]:
+    return {n: m for n, m in inspect.getmembers(group, predicate=inspect.isfunction)
+            if getattr(m, "__tool_kind__", None) is not None}
 
 
-__all__ = ["InvalidToolCall", "ToolError", "ToolKind", "ToolSpec", "Toolkit", "compose_toolkit", "tool_method",
-           "unbudgeted_tools"]
+__all__ = ["InvalidToolCall", "ToolBase", "ToolError", "ToolKind", "ToolSpec", "Toolkit", "compose_toolkit",
+           "tool_method"]

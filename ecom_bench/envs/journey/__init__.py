@@ -56,6 +56,8 @@ def _answer_phrases(members: tuple[str, ...]) -> str:
         role = _atomic(name).journey
         if role is not None and role.answer_phrase not in phrases:
             phrases.append(role.answer_phrase)
+    if len(phrases) == 1:
+        return phrases[0]
     return ", ".join(phrases[:-1]) + (", and " if len(phrases) > 2 else " and ") + phrases[-1]
 
 
@@ -123,13 +125,20 @@ class JourneyEnv(Environment):
     goal_type: ClassVar[type] = JourneyGoal
     customer_type: ClassVar[type] = JourneyUser
     final_tool: ClassVar[str | None] = None  # each request's own env's
-    axes: ClassVar[tuple[EnvAxis, ...]] = (JOURNEY_LENGTH,)
     #: The envs whose requests it chains (each must have a `JourneyRole`); None: `journey_members()`.
     members: ClassVar[tuple[str, ...] | None] = None
 
     @property
     def chained(self) -> tuple[str, ...]:
         return self.members if self.members is not None else journey_members()
+
+    @property
+    def axes(self) -> tuple[EnvAxis, ...]:  # type: ignore[override]
+        n = len(self.chained)
+        if n >= 5:
+            return (JOURNEY_LENGTH,)
+        return (EnvAxis(JOURNEY_LENGTH.name, JOURNEY_LENGTH.description, f"min({n}, 2 + ⌊d/4⌋)",
+                        lambda d: min(n, JOURNEY_LENGTH.value(d))),)
 
     @property
     def toolkits(self) -> tuple[type[ToolBase], ...]:  # type: ignore[override]
@@ -169,13 +178,14 @@ class JourneyEnv(Environment):
 
     def build(self, world: World, seed: int, difficulty: Difficulty, intent: int = 0) -> SubTask:
         rng = seeded_rng("journey", seed, difficulty.level)
-        envs = rng.sample(self.chained, min(journey_length(difficulty), len(self.chained)))
+        envs = rng.sample(self.chained, int(self.axes[0].at(difficulty)))
         tasks: list[SubTask] = []
         used: dict[int, set[str]] = {}
         for i, env in enumerate(envs):
             before = len(world.stock_outs)
-            tasks.append(_atomic(env).build(world, derive_seed("journey", seed, difficulty.level, i, env),
-                                            difficulty, intent=i))
+            member = _atomic(env)
+            built = member.build(world, derive_seed("journey", seed, difficulty.level, i, env), difficulty, intent=i)
+            tasks.append(member.checked(built))
             for event in world.stock_outs[before:]:
                 event.intent = i
             used[i] = _goal_items(tasks[-1], world)
