@@ -39,6 +39,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import numpy as np
 
 from ecom_bench.catalog import Catalog, CatalogTooSparse, Product, draws
+from ecom_bench.catalog.lookups import catalog_lookups
 from ecom_bench.catalog.naming import short_name
 from ecom_bench.catalog.taxonomy import LEAF_BY_PATH
 
@@ -592,11 +593,9 @@ class _Builder:
 
 
 def _leaf_rows(catalog: Catalog) -> dict[str, np.ndarray]:
-    """Leaf category -> its rows (ascending): the catalogue's `by_leaf_category` as the reset
-    index's arrays, built when the catalogue is prepared rather than on a first reset."""
-    from ecom_bench.envs._catalog_index import catalog_index
-
-    return catalog_index(catalog).leaf_rows
+    """Leaf category -> its rows (ascending): the catalogue's `by_leaf_category` as the
+    catalogue lookups' arrays, built when the catalogue is loaded rather than on a first reset."""
+    return catalog_lookups(catalog).leaf_rows
 
 
 def _leaves_of(world: World, orders: list[Order]) -> set[str]:
@@ -647,10 +646,8 @@ def _group_products(rng: random.Random, catalog: Catalog, pool: np.ndarray, n: i
     (with probability `similar_share`, while one is left), else of the whole pool, drawn
     lazily: the cost does not grow with the leaf (shuffling the leaf drew one number per
     product, ~27,000 a history at 200k products)."""
-    from ecom_bench.envs._catalog_index import catalog_index
-
     anchor = int(rng.choice(pool))
-    brand = catalog_index(catalog).brand_code
+    brand = catalog_lookups(catalog).brand_code
     same = pool[(brand[pool] == brand[anchor]) & (pool != anchor)]
     picks, taken = [anchor], {anchor}
     same_left = len(same)
@@ -677,8 +674,6 @@ def build_order_history(world: World, rng: random.Random, process: GroupProcess,
     Group leaves are never reused by a later build, so every earlier reference stays
     unique (E_JOURNEY). The caller picks a description of the target with `unique_references`.
     """
-    from ecom_bench.envs._catalog_index import catalog_index
-
     catalog = world.catalog
     b = _Builder(world, rng)
     n = max(1, n_recent)
@@ -692,7 +687,7 @@ def build_order_history(world: World, rng: random.Random, process: GroupProcess,
         if leaf is None:
             break
         free.remove(leaf)
-        rows = catalog_index(catalog).leaf(leaf)
+        rows = catalog_lookups(catalog).leaf(leaf)
         pool = rows[process.usable(world, rows)]
         if len(pool):  # a leaf has dozens of products: fewer than n only at absurd d
             groups.append((leaf, _group_products(rng, catalog, pool, n, process.similar_share)))

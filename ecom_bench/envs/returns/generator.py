@@ -19,9 +19,9 @@ import numpy as np
 
 from ecom_bench._seeding import derive_seed, seeded_rng
 from ecom_bench.catalog import Catalog, Product
+from ecom_bench.catalog.lookups import catalog_lookups
 from ecom_bench.catalog.naming import product_noun, short_name
 from ecom_bench.difficulty import Difficulty
-from ecom_bench.envs._catalog_index import catalog_index, in_stock_mask
 from ecom_bench.envs.base import SubTask
 from ecom_bench.envs.returns.goal import ReplacementWish, ReturnsGoal
 from ecom_bench.envs.returns.user import ReturnsUser, UserScript
@@ -35,6 +35,7 @@ from ecom_bench.envs.tracking.references import (
 )
 from ecom_bench.users.base import Disclosure
 from ecom_bench.world import World
+from ecom_bench.world.state import in_stock_mask
 from ecom_bench.world.orders import (
     GroupProcess,
     MemberPlan,
@@ -72,7 +73,7 @@ def _delivered_days_ago(edge: str | None, window: int | None, rng: random.Random
 def _replacement(world: World, product: Product, rng: random.Random) -> tuple[ReplacementWish, str] | None:
     """A wish some in-stock product of the same leaf satisfies, and one such product."""
     catalog = world.catalog
-    rows = catalog_index(catalog).leaf(product.leaf_category)
+    rows = catalog_lookups(catalog).leaf(product.leaf_category)
     rows = rows[rows != catalog.index_of(product.id)]
     rows = rows[in_stock_mask(world, rows)]
     if not len(rows):
@@ -86,7 +87,7 @@ def _replacement(world: World, product: Product, rng: random.Random) -> tuple[Re
             fits = rows[catalog.prices[rows] <= float(wish.value)]
         elif kind == "other_brand":
             wish = ReplacementWish(kind, product.brand)
-            brand = catalog_index(catalog).brand_code
+            brand = catalog_lookups(catalog).brand_code
             fits = rows[brand[rows] != brand[catalog.index_of(product.id)]]
         else:
             wish = ReplacementWish(kind, rng.choice((4.0, 4.5)))
@@ -112,7 +113,7 @@ class ReturnsProcess(GroupProcess):
         self.p_kind = p_edge(difficulty) / len(EDGES)
 
     def leaf(self, rng: random.Random, leaves: list[str], catalog: Catalog) -> str | None:
-        top = catalog_index(catalog).leaf_top
+        top = catalog_lookups(catalog).leaf_top
         final = [lf for lf in leaves if RETURN_WINDOW_DAYS.get(top.get(lf, ""), 0) is None]
         other = [lf for lf in leaves if RETURN_WINDOW_DAYS.get(top.get(lf, ""), 0) is not None]
         pool = final if final and rng.random() < self.p_kind else other or final
@@ -120,12 +121,12 @@ class ReturnsProcess(GroupProcess):
 
     def usable(self, world: World, rows: np.ndarray) -> np.ndarray:
         """Products without variants, and those with a variant in stock (one can be ordered)."""
-        return ~catalog_index(world.catalog).has_variants[rows] | in_stock_mask(world, rows)
+        return ~catalog_lookups(world.catalog).has_variants[rows] | in_stock_mask(world, rows)
 
     def member(self, rng: random.Random, world: World, row: int) -> MemberPlan:
         """Read from the catalogue's columns (no Product is made): the row's return window
         (`return_window_days`) and its variants in stock (`world.stock_of` of each)."""
-        ix = catalog_index(world.catalog)
+        ix = catalog_lookups(world.catalog)
         path = ix.paths[ix.path_code[row]]
         window = RETURN_WINDOW_DAYS.get(path[0] if path else "", DEFAULT_RETURN_WINDOW_DAYS)
         edge = None
