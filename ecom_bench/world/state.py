@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 import numpy as np
 
@@ -17,10 +17,8 @@ from ecom_bench.catalog import Catalog, Product, Variant
 from ecom_bench.catalog.lookups import RowProducts, catalog_lookups, rows_of
 from ecom_bench._seeding import seeded_rng
 from ecom_bench.difficulty import Difficulty
-
-if TYPE_CHECKING:
-    from ecom_bench.world.orders import Order, ReturnRecord
-    from ecom_bench.world.policy import PolicyKB
+from ecom_bench.world.orders import Order, ReturnRecord
+from ecom_bench.world.policy import PolicyKB
 
 #: The store's clock when no generator sets one: fixed, so every run sees the same "now".
 REFERENCE_NOW = datetime(2026, 6, 15, 12, 0)
