@@ -10,7 +10,7 @@ import pytest
 
 from conftest import questions, withheld_slots
 from ecom_bench.agents import AgentAction, ToolCallRequest
-from ecom_bench.agents.base import tool_results
+from ecom_bench.conversation import tool_results
 from ecom_bench.runner import make_episode, run_policy
 from ecom_bench.users import UserAct
 from ecom_bench.users.understanding import is_request

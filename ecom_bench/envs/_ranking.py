@@ -54,8 +54,7 @@ from typing import Any, Literal, Protocol
 import numpy as np
 
 from ecom_bench._seeding import derive_seed
-from ecom_bench.conversation import EpisodeStatus
-from ecom_bench.agents.base import AgentAction, Message, ToolCallRequest, tool_results
+from ecom_bench.conversation import AgentAction, EpisodeStatus, Message, ToolCallRequest, tool_results
 from ecom_bench.catalog import Catalog, Product, Variant
 from ecom_bench.catalog.catalog import fold
 from ecom_bench.catalog.lookups import catalog_lookups

@@ -1,7 +1,7 @@
 """Shared readers for red-team policies (only the conversation is read; `hidden` never)."""
 from __future__ import annotations
 import re
-from ecom_bench.agents.base import AgentAction, Message, ToolCallRequest, calls_since_last_message, tool_results
+from ecom_bench.conversation import AgentAction, Message, ToolCallRequest, calls_since_last_message, tool_results
 from ecom_bench.agents.exploits import customer_replies
 
 _BUDGET = re.compile(r"at most (\d+) tool call")
