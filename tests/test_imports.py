@@ -12,7 +12,7 @@ import sys
 import pytest
 
 MODULES = ("ecom_bench.scorers", "ecom_bench.tasks", "ecom_bench.providers", "ecom_bench.tools",
-           "ecom_bench.runner", "ecom_bench.agents.exploits", "ecom_bench.episode", "ecom_bench.conversation",
+           "ecom_bench.runner", "ecom_bench.episode", "ecom_bench.conversation",
            "ecom_bench.agents", "ecom_bench.training", "ecom_bench.leaderboard", "ecom_bench.play")
 
 
