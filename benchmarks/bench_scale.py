@@ -4,8 +4,8 @@
 
 For each synthetic catalogue size (20k and 200k; 2M with `--huge`), in fresh processes:
 
-* **build**: catalogue, vector index, lexical index and the per-catalogue reset index
-  (`envs._catalog_index`), each with its seconds and the process's peak RSS after it,
+* **build**: catalogue, vector index, lexical index and the per-catalogue lookups a reset reads
+  (`catalog/lookups.py`), each with its seconds and the process's peak RSS after it,
   into an empty index cache;
 * **cached load**: a new process loading the same context from that cache (seconds, peak RSS);
 * **search**: `catalog_search`-style hybrid search p50/p99 over `--queries` queries (product
@@ -71,7 +71,7 @@ def worker_build(size: int) -> dict[str, Any]:
     from ecom_bench.catalog.embedders import get_embedder
     from ecom_bench.catalog.search import SearchEngine
     from ecom_bench.catalog.synthetic import generate_synthetic_catalog
-    from ecom_bench.envs._catalog_index import catalog_index
+    from ecom_bench.catalog.lookups import catalog_lookups
 
     out: dict[str, Any] = {"rss_start_mb": _rss_mb()}
     # written to the catalogue cache too (as `ecom-bench build-index` does), so the next
@@ -83,14 +83,13 @@ def worker_build(size: int) -> dict[str, Any]:
     out["vector_rss_mb"], out["vector_kind"], out["vector_from_cache"] = _rss_mb(), vindex.kind, vindex.from_cache
     _, out["lexical_s"] = _timed(lambda: engine.lexical)
     out["lexical_rss_mb"] = _rss_mb()
-    _, out["reset_index_s"] = _timed(lambda: catalog_index(catalog))
+    _, out["reset_index_s"] = _timed(lambda: catalog_lookups(catalog))
     out["reset_index_rss_mb"] = _rss_mb()
     return out
 
 
 def _context(size: int) -> Any:
-    from ecom_bench.envs._catalog_index import prepare
-    from ecom_bench.envs.context import CatalogSpec, load_context
+    from ecom_bench.envs.context import CatalogSpec, load_context, prepare
 
     ctx = load_context(CatalogSpec(size=size))
     ctx.search_engine.warm()

@@ -61,7 +61,7 @@ elif what == "load":
         ctx.search_engine.search("wireless charger")
     step("cached_load", load)
 else:
-    from ecom_bench.catalog.index import measure_recall, recall_queries
+    from ecom_bench.catalog.vector_index import measure_recall, recall_queries
     cat = generate_synthetic_catalog(n, 0, use_cache=True)
     eng = SearchEngine(cat, emb).warm()
     rng = random.Random(5)

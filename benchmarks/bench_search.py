@@ -66,7 +66,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
 
     from ecom_bench.catalog.embedders import get_embedder
-    from ecom_bench.catalog.index import load_or_build_index
+    from ecom_bench.catalog.vector_index import load_or_build_index
     from ecom_bench.catalog.search import SearchEngine, SearchFilters, _Lexical
     from ecom_bench.catalog.synthetic import generate_synthetic_catalog
 

@@ -24,7 +24,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-__version__ = "0.1.0"
+from ecom_bench._version import __version__
 
 #: Public name → the module that defines it.
 _EXPORTS: dict[str, str] = {
@@ -57,7 +57,7 @@ _EXPORTS: dict[str, str] = {
     "UserSimulator": "ecom_bench.users",
     "UserMessage": "ecom_bench.users",
     "UserAct": "ecom_bench.users",
-    "Policy": "ecom_bench.agents.base",
+    "Policy": "ecom_bench.conversation",
     "get_policy": "ecom_bench.agents.base",
     "AgentAction": "ecom_bench.conversation",
     "ToolCallRequest": "ecom_bench.conversation",
@@ -89,8 +89,8 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:
-    from ecom_bench.agents.base import Policy, get_policy
-    from ecom_bench.conversation import AgentAction, EpisodeStatus, Message, ToolCallRequest
+    from ecom_bench.agents.base import get_policy
+    from ecom_bench.conversation import AgentAction, EpisodeStatus, Message, Policy, ToolCallRequest
     from ecom_bench.difficulty import Difficulty
     from ecom_bench.envs import env_names, get_env, register_env, unregister_env
     from ecom_bench.envs.base import EnvAxis, Environment, JourneyRole, SubTask, Verdict, budget_turns

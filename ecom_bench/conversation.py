@@ -1,14 +1,19 @@
 """Front-neutral conversation types: what every front shows an agent and takes back from it.
 
 The core episode speaks these; the Inspect solver, the scripted provider and the
-training env convert to and from them, so no front has its own notion of a turn.
+training env convert to and from them, so no front has its own notion of a turn. A
+scripted agent is a `Policy` over them; the envs' own policies are written against this
+module (with its helpers `tool_results` and `calls_since_last_message`), and the registry
+that names them (`agents.get_policy`) sits above the envs.
 """
 
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field, fields
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
+
+from ecom_bench.world.toolkit import unbudgeted_tools
 
 Role = Literal["system", "user", "assistant", "tool"]
 
@@ -80,4 +85,41 @@ class EpisodeStatus:
         return cls(**data)
 
 
-__all__ = ["AgentAction", "EpisodeStatus", "Message", "Role", "ToolCallRequest"]
+class Policy(Protocol):
+    name: str
+    reads_hidden_goal: bool
+
+    def act(self, messages: list[Message], hidden: dict[str, Any] | None, status: EpisodeStatus) -> AgentAction:
+        """The next action given the conversation so far, the hidden goal (only for a policy that
+        `reads_hidden_goal`) and the episode's counters (turn, budgets left) as data."""
+        ...
+
+
+def tool_results(messages: list[Message]) -> list[tuple[ToolCallRequest, Message]]:
+    """Pair every tool result with the call that produced it, in order."""
+    calls: dict[str, ToolCallRequest] = {}
+    out = []
+    for m in messages:
+        for c in m.tool_calls:
+            calls[c.id] = c
+        if m.role == "tool" and m.tool_call_id in calls:
+            out.append((calls[m.tool_call_id], m))
+    return out
+
+
+def calls_since_last_message(messages: list[Message]) -> int:
+    """Budgeted tool calls made in the current turn (since the agent last spoke)."""
+    free = unbudgeted_tools()
+    n = 0
+    for m in reversed(messages):
+        if m.role == "assistant":
+            if not m.tool_calls:
+                break
+            n += sum(1 for c in m.tool_calls if c.name not in free)
+            if any(c.name == "ask_user" for c in m.tool_calls):
+                break
+    return n
+
+
+__all__ = ["AgentAction", "EpisodeStatus", "Message", "Policy", "Role", "ToolCallRequest", "calls_since_last_message",
+           "tool_results"]

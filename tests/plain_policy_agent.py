@@ -11,10 +11,8 @@ opening, so runs are deterministic. `PlainJourneyHeuristic` hands policy request
 from __future__ import annotations
 
 import zlib
-from typing import Any
 
-from ecom_bench.agents.base import AgentAction, Message, Policy
-from ecom_bench.conversation import EpisodeStatus
+from ecom_bench.conversation import Policy
 from ecom_bench.envs.journey import policies as journey_policies
 from ecom_bench.envs.policy.policies import PolicyHeuristic
 
@@ -91,14 +89,5 @@ class PlainJourneyHeuristic(journey_policies.JourneyHeuristic):
 
     name = "plain_heuristic"
 
-    def act(self, messages: list[Message], hidden: dict[str, Any] | None, status: EpisodeStatus) -> AgentAction:
-        original = journey_policies.get_policy
-
-        def pick(env: str, name: str) -> Policy:
-            return PlainPolicyHeuristic() if env == "policy" else original(env, name)
-
-        journey_policies.get_policy = pick
-        try:
-            return super().act(messages, hidden, status)
-        finally:
-            journey_policies.get_policy = original
+    def _policy_for(self, env: str) -> Policy:
+        return PlainPolicyHeuristic() if env == "policy" else super()._policy_for(env)

@@ -10,10 +10,11 @@ import pytest
 
 from conftest import questions, withheld_slots
 from ecom_bench.agents import AgentAction, ToolCallRequest
-from ecom_bench.agents.base import tool_results
+from ecom_bench.conversation import tool_results
 from ecom_bench.runner import make_episode, run_policy
 from ecom_bench.users import UserAct
 from ecom_bench.users.understanding import is_request
+from red_team.exploits import make_exploit
 
 def episode(context, d, index=0):
     return make_episode("cart", d, 0, index, context=context)
@@ -113,8 +114,7 @@ class ProbeOneByOne:
 
 @pytest.mark.parametrize("d", [3, 6, 9, 12])
 def test_strategies_that_ignore_the_request_do_not_converge(context, d):
-    exploits = pytest.importorskip("ecom_bench.agents.exploits")
-    for policy in (exploits.make_exploit("cart_corrections", "cart"), ProbeOneByOne()):
+    for policy in (make_exploit("cart_corrections", "cart"), ProbeOneByOne()):
         wins = sum(run_policy(episode(context, d, i), policy).result.reward.success for i in range(25))
         assert wins <= 2, (policy.name, d, wins)
 

@@ -13,7 +13,6 @@ import pytest
 from ecom_bench.catalog.catalog import fold
 from ecom_bench.catalog.search import SearchFilters
 from ecom_bench.difficulty import Difficulty
-from ecom_bench.envs._catalog_index import in_stock_mask, prepare
 from ecom_bench.envs._ranking import (
     NO_GATE,
     POOL_SIZE,
@@ -25,9 +24,10 @@ from ecom_bench.envs._ranking import (
     oracle_plan,
     satisfaction_matrix,
 )
+from ecom_bench.envs.context import prepare
 from ecom_bench.episode import new_episode
 from ecom_bench.world import World
-from ecom_bench.world.state import distractor_pool
+from ecom_bench.world.state import distractor_pool, in_stock_mask
 
 
 def test_indexes_equal_brute_force(context):

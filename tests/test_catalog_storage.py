@@ -9,7 +9,7 @@ import pytest
 
 from ecom_bench.catalog import Catalog
 from ecom_bench.catalog.embedders import get_embedder
-from ecom_bench.catalog.index import (
+from ecom_bench.catalog.vector_index import (
     embed_to_file,
     load_or_build_index,
     measure_recall,
@@ -244,7 +244,7 @@ def test_wordllama_encode_is_wordllamas_own_embedding_bit_for_bit(cat3k):
 
 
 def test_exact_top_is_brute_force(tmp_path):
-    from ecom_bench.catalog.index import _exact_top
+    from ecom_bench.catalog.vector_index import _exact_top
 
     rng = np.random.default_rng(2)
     x = rng.standard_normal((3000, 16)).astype(np.float32)

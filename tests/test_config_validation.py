@@ -24,7 +24,7 @@ from inspect_ai._util.error import PrerequisiteError
 from conftest import TEST_CATALOG_SIZE
 from ecom_bench import tasks
 from ecom_bench.catalog.embedders import get_embedder
-from ecom_bench.catalog.index import index_cache_path, load_or_build_index
+from ecom_bench.catalog.vector_index import index_cache_path, load_or_build_index
 from ecom_bench.catalog.synthetic import generate_synthetic_catalog
 from ecom_bench.cli import main
 from ecom_bench.difficulty import Difficulty
@@ -293,7 +293,7 @@ def test_damaged_index_cache_is_detected_and_rebuilt(tmp_path, caplog):
                          (nan_row, "stored vector 7 is damaged"), (scaled, "stored vector 7 is damaged")]:
         path.write_bytes(damaged)
         caplog.clear()
-        with caplog.at_level(logging.WARNING, logger="ecom_bench.catalog.index"):
+        with caplog.at_level(logging.WARNING, logger="ecom_bench.catalog.vector_index"):
             rebuilt = load_or_build_index(catalog, emb, kind="flat", cache_dir=tmp_path)
         assert not rebuilt.from_cache and why in caplog.text
         assert path.read_bytes() == good  # rewritten
@@ -305,6 +305,6 @@ def test_cache_path_taken_by_a_directory_still_gives_an_index(tmp_path, caplog):
     catalog = generate_synthetic_catalog(200, 4)
     emb = get_embedder()
     index_cache_path(catalog, emb, "flat", tmp_path).mkdir(parents=True)
-    with caplog.at_level(logging.WARNING, logger="ecom_bench.catalog.index"):
+    with caplog.at_level(logging.WARNING, logger="ecom_bench.catalog.vector_index"):
         vi = load_or_build_index(catalog, emb, kind="flat", cache_dir=tmp_path)
     assert not vi.from_cache and vi.ntotal == len(catalog) and "could not write" in caplog.text

@@ -11,7 +11,7 @@ from ecom_bench.agents.base import get_policy
 from ecom_bench.difficulty import Difficulty
 from ecom_bench.runner import make_episode, run_policy
 from ecom_bench.users import UserAct
-from ecom_bench.world.orders import check_eligibility, find_order
+from ecom_bench.world.order_history import check_eligibility, find_order
 
 
 def episode(context, d, index=0, seed=0):
@@ -276,11 +276,11 @@ def test_group_products_are_distinct_rows_of_the_pool_sharing_the_brand_as_often
 
     import numpy as np
 
-    from ecom_bench.envs._catalog_index import catalog_index
-    from ecom_bench.world.orders import _group_products
+    from ecom_bench.catalog.lookups import catalog_lookups
+    from ecom_bench.world.order_history import _group_products
 
     catalog = context.catalog
-    index = catalog_index(catalog)
+    index = catalog_lookups(catalog)
     brand = index.brand_code
     leaf = max(index.leaf_rows, key=lambda lf: len(index.leaf_rows[lf]))
     pool = index.leaf(leaf)

@@ -202,7 +202,7 @@ def test_tracking_digits_are_the_digit_loop_draw_for_draw():
     """`random_digits` batches the Mersenne-Twister words: same digits, same RNG state after."""
     import random
 
-    from ecom_bench.world.orders import random_digits
+    from ecom_bench.world.order_history import random_digits
 
     for seed in range(200):
         fast, slow = random.Random(seed), random.Random(seed)

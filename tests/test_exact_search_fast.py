@@ -8,8 +8,8 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from ecom_bench.catalog import index as index_mod
-from ecom_bench.catalog.index import VectorIndex, build_index
+from ecom_bench.catalog import vector_index as index_mod
+from ecom_bench.catalog.vector_index import VectorIndex, build_index
 from ecom_bench.catalog.prescan import BLOCK, Prescan
 from ecom_bench.catalog.search import SearchEngine
 from ecom_bench.envs.context import CatalogSpec, load_context

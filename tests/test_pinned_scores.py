@@ -14,9 +14,9 @@ from pathlib import Path
 
 from ecom_bench.agents import get_policy
 from ecom_bench.agents.adversarial import ADVERSARIAL_NAMES
-from ecom_bench.agents.exploits import EXPLOIT_ENVS, make_exploit
 from ecom_bench.envs import COLLECTIONS
 from ecom_bench.runner import make_episode, run_policy
+from red_team.exploits import EXPLOIT_ENVS, make_exploit
 
 PINNED = Path(__file__).parent / "data" / "pinned_scores.json"
 LEVELS = (0, 6, 12)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from ecom_bench.envs._catalog_index import in_stock_mask
+from ecom_bench.world.state import in_stock_mask
 from ecom_bench.envs._ranking import _relevances, evaluation_pool, ideal_ranking
 from ecom_bench.episode import new_episode
 

@@ -28,8 +28,8 @@ import pytest
 
 from conftest import questions
 from ecom_bench.agents import EpisodeStatus, AgentAction, Message, ToolCallRequest
-from ecom_bench.agents.base import calls_since_last_message, get_policy
-from ecom_bench.agents.exploits import padded
+from ecom_bench.agents.base import get_policy
+from ecom_bench.conversation import calls_since_last_message
 from ecom_bench.catalog.naming import short_name_from_title
 from ecom_bench.envs._ranking import ideal_ranking, requested_k, score_list
 from ecom_bench.envs.discovery.policies import RankingHeuristic, Wants
@@ -38,6 +38,7 @@ from ecom_bench.envs.substitution.policies import SubstitutionHeuristic
 from ecom_bench.runner import make_episode, run_policy
 from ecom_bench.users import UserAct
 from ecom_bench.world.state import FinalAnswer
+from red_team.exploits import padded
 
 ENVS = ("discovery", "substitution")
 #: Generic requests for requirements, and the dev paraphrases of them.

@@ -12,7 +12,7 @@ import pytest
 
 from ecom_bench.catalog import Catalog, Product
 from ecom_bench.catalog.embedders import get_embedder
-from ecom_bench.catalog.index import FLAT_MAX_N, index_cache_path, load_or_build_index, resolve_kind
+from ecom_bench.catalog.vector_index import FLAT_MAX_N, index_cache_path, load_or_build_index, resolve_kind
 from ecom_bench.catalog.search import SearchEngine, SearchFilters, SearchHit, tokenize
 
 CHARGERS = ("Electronics", "Chargers & Power", "Wall Chargers")
@@ -272,7 +272,7 @@ def test_index_cache_write_hit_and_corrupt_rebuild(catalog, tmp_path, caplog):
     assert second.from_cache and second.ntotal == len(catalog) and second.dim == 256
 
     path.write_bytes(b"definitely not a faiss index")
-    with caplog.at_level(logging.WARNING, logger="ecom_bench.catalog.index"):
+    with caplog.at_level(logging.WARNING, logger="ecom_bench.catalog.vector_index"):
         third = load_or_build_index(catalog, emb, cache_dir=tmp_path)
     assert not third.from_cache and "unreadable" in caplog.text
     assert load_or_build_index(catalog, emb, cache_dir=tmp_path).from_cache  # rewritten
@@ -282,7 +282,7 @@ def test_index_cache_write_hit_and_corrupt_rebuild(catalog, tmp_path, caplog):
         bad.add(np.eye(bad.d, dtype=np.float32)[:3])
         faiss.write_index(bad, str(path))
         caplog.clear()
-        with caplog.at_level(logging.WARNING, logger="ecom_bench.catalog.index"):
+        with caplog.at_level(logging.WARNING, logger="ecom_bench.catalog.vector_index"):
             again = load_or_build_index(catalog, emb, cache_dir=tmp_path)
         assert not again.from_cache and "stale" in caplog.text
     # right size, wrong vectors (e.g. another model under the same name): stale too

@@ -25,9 +25,10 @@ import numpy as np
 import pytest
 
 from ecom_bench.agents import AgentAction, EpisodeStatus, Message, ToolCallRequest
-from ecom_bench.agents.base import get_policy, tool_results
+from ecom_bench.agents.base import get_policy
+from ecom_bench.conversation import tool_results
 from ecom_bench.catalog.search import SearchFilters
-from ecom_bench.envs._catalog_index import in_stock_mask
+from ecom_bench.world.state import in_stock_mask
 from ecom_bench.envs._ranking import requested_k, satisfaction_matrix
 from ecom_bench.envs.discovery.policies import RankingHeuristic, Wants
 from ecom_bench.envs.substitution.policies import SubstitutionHeuristic

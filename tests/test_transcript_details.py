@@ -10,8 +10,7 @@ from inspect_ai import eval as inspect_eval
 
 from conftest import TEST_CATALOG_SIZE
 from ecom_bench.agents import get_policy
-from ecom_bench.agents.base import AgentAction, Message, ToolCallRequest
-from ecom_bench.conversation import EpisodeStatus
+from ecom_bench.conversation import AgentAction, EpisodeStatus, Message, ToolCallRequest
 from ecom_bench.runner import make_episode, run_policy
 from ecom_bench.scorers._answer import answer_text
 from ecom_bench.tasks import journey

@@ -49,8 +49,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-from ecom_bench.conversation import EpisodeStatus
-from ecom_bench.agents.base import AgentAction, Message, ToolCallRequest, tool_results
+from ecom_bench.conversation import AgentAction, EpisodeStatus, Message, ToolCallRequest, tool_results
+from ecom_bench.envs.journey.policies import _Delegating
 
 #: The adversarial strategies, by name (see the module docstring).
 ADVERSARIAL_NAMES: tuple[str, ...] = ("recommend_all", "all_variants", "answer_now", "invent_ids")
@@ -531,13 +531,19 @@ class InventIds(Adversary):
 STRATEGIES: dict[str, type[Adversary]] = {c.name: c for c in (RecommendAll, AllVariants, AnswerNow, InventIds)}
 
 
+class _JourneyAdversary(_Delegating):
+    """E_JOURNEY's delegating agent that hands each request to the strategy `sub_policy`."""
+
+    reads_hidden_goal = False
+
+    def _policy_for(self, env: str) -> Adversary:
+        return STRATEGIES[self.sub_policy](env)
+
+
 @lru_cache(maxsize=None)
 def _journey_class(name: str) -> type:
     """E_JOURNEY's delegating agent whose per-request policy is the strategy `name`."""
-    from ecom_bench.envs.journey.policies import _Delegating
-
-    return type(f"Journey{STRATEGIES[name].__name__}", (_Delegating,),
-                {"name": name, "sub_policy": name, "reads_hidden_goal": False})
+    return type(f"Journey{STRATEGIES[name].__name__}", (_JourneyAdversary,), {"name": name, "sub_policy": name})
 
 
 def make_adversary(name: str, env: str) -> Any:

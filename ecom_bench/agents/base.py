@@ -1,48 +1,14 @@
-"""Front-neutral conversation types and the policy registry."""
+"""The scripted-policy registry: `get_policy(env, name)`, what every front plays a scripted agent by.
+
+The policy protocol and the conversation types it speaks are `ecom_bench.conversation`: the
+envs' own policies are written against them, below this registry, which reads the envs.
+"""
 
 from __future__ import annotations
 
-from typing import Any, Protocol
-
-from ecom_bench.conversation import AgentAction, EpisodeStatus, Message, ToolCallRequest
-
-
-class Policy(Protocol):
-    name: str
-    reads_hidden_goal: bool
-
-    def act(self, messages: list[Message], hidden: dict[str, Any] | None, status: EpisodeStatus) -> AgentAction:
-        """The next action given the conversation so far, the hidden goal (only for a policy that
-        `reads_hidden_goal`) and the episode's counters (turn, budgets left) as data."""
-        ...
-
-
-def tool_results(messages: list[Message]) -> list[tuple[ToolCallRequest, Message]]:
-    """Pair every tool result with the call that produced it, in order."""
-    calls: dict[str, ToolCallRequest] = {}
-    out = []
-    for m in messages:
-        for c in m.tool_calls:
-            calls[c.id] = c
-        if m.role == "tool" and m.tool_call_id in calls:
-            out.append((calls[m.tool_call_id], m))
-    return out
-
-
-def calls_since_last_message(messages: list[Message]) -> int:
-    """Budgeted tool calls made in the current turn (since the agent last spoke)."""
-    from ecom_bench.envs import unbudgeted_tools
-
-    free = unbudgeted_tools()
-    n = 0
-    for m in reversed(messages):
-        if m.role == "assistant":
-            if not m.tool_calls:
-                break
-            n += sum(1 for c in m.tool_calls if c.name not in free)
-            if any(c.name == "ask_user" for c in m.tool_calls):
-                break
-    return n
+from ecom_bench.agents.adversarial import ADVERSARIAL
+from ecom_bench.conversation import Policy
+from ecom_bench.envs import get_env
 
 
 def get_policy(env: str, name: str) -> Policy:
@@ -52,9 +18,6 @@ def get_policy(env: str, name: str) -> Policy:
     (`ecom_bench.agents.adversarial`: recommend_all, all_variants, answer_now,
     invent_ids) serve every env.
     """
-    from ecom_bench.agents.adversarial import ADVERSARIAL
-    from ecom_bench.envs import get_env
-
     policies = get_env(env).policies
     if name in policies:
         return policies[name]()
@@ -64,3 +27,6 @@ def get_policy(env: str, name: str) -> Policy:
         f"no scripted policy {name!r} for env {env!r}; known policies: "
         f"{', '.join(sorted(policies) + sorted(ADVERSARIAL))}"
     )
+
+
+__all__ = ["Policy", "get_policy"]

@@ -21,7 +21,7 @@
 
 Ordering is deterministic: fused score descending, ties by catalogue index.
 The vector index and BM25 are built lazily, once per engine (thread-safe); the vector
-index is cached on disk (see `ecom_bench.catalog.index`).
+index is cached on disk (see `ecom_bench.catalog.vector_index`).
 """
 
 from __future__ import annotations
@@ -45,7 +45,7 @@ import pyarrow.compute as pc
 
 from ecom_bench.catalog.catalog import progress
 from ecom_bench.catalog.embedders import Embedder, get_embedder
-from ecom_bench.catalog.index import IndexKind, VectorIndex, default_cache_dir, load_or_build_index
+from ecom_bench.catalog.vector_index import IndexKind, VectorIndex, default_cache_dir, load_or_build_index
 from ecom_bench.catalog.models import Product
 
 if TYPE_CHECKING:

@@ -171,11 +171,6 @@ def _members(env: Environment) -> tuple[str, ...]:
     return tuple(getattr(env, "chained", ()))
 
 
-def unbudgeted_tools() -> frozenset[str]:
-    """The registered environments' tools that do not count against B_tool: talking to the
-    customer and final answers (for scripted agents counting their calls in a turn)."""
-    return frozenset(name for env in env_names() for name, spec in get_env(env).toolkit_class().specs().items()
-                     if spec.kind in ("user", "final"))
 
 
 def resolve_envs(spec: str) -> tuple[str, ...]:
@@ -200,4 +195,4 @@ def resolve_envs(spec: str) -> tuple[str, ...]:
 
 __all__ = ["BUILTIN_ENVS", "COLLECTIONS", "ENTRY_POINT_GROUP", "ENVIRONMENTS", "EnvAxis", "Environment",
            "JourneyRole", "Problem", "SubTask", "Verdict", "check_contract", "env_names", "get_env", "load_plugins",
-           "register_env", "resolve_envs", "unbudgeted_tools", "unregister_env"]
+           "register_env", "resolve_envs", "unregister_env"]

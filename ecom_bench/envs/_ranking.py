@@ -54,17 +54,16 @@ from typing import Any, Literal, Protocol
 import numpy as np
 
 from ecom_bench._seeding import derive_seed
-from ecom_bench.conversation import EpisodeStatus
-from ecom_bench.agents.base import AgentAction, Message, ToolCallRequest, tool_results
+from ecom_bench.conversation import AgentAction, EpisodeStatus, Message, ToolCallRequest, tool_results
 from ecom_bench.catalog import Catalog, Product, Variant
 from ecom_bench.catalog.catalog import fold
+from ecom_bench.catalog.lookups import catalog_lookups
 from ecom_bench.catalog.naming import counted, product_noun
 from ecom_bench.catalog.taxonomy import attribute_label
 from ecom_bench.difficulty import Difficulty
-from ecom_bench.envs._catalog_index import catalog_index, changed_rows, in_stock_mask
 from ecom_bench.users.persona import PERSONA_DIMENSIONS, sample_persona
 from ecom_bench.world import World
-from ecom_bench.world.state import StockOut
+from ecom_bench.world.state import StockOut, changed_rows, in_stock_mask
 
 ConstraintKind = Literal["price", "category", "brand", "rating", "ship", "attribute"]
 
@@ -228,7 +227,7 @@ MIN_BUDGET_CUT = 1 / 3
 
 def budget_binds(catalog: Catalog, leaf: str, budget: float) -> bool:
     """Whether the budget prices at least MIN_BUDGET_CUT of the leaf category's products out."""
-    prices = catalog.prices[catalog_index(catalog).leaf(leaf)]
+    prices = catalog.prices[catalog_lookups(catalog).leaf(leaf)]
     return bool(len(prices)) and float(np.mean(prices > budget)) >= MIN_BUDGET_CUT
 
 
@@ -486,9 +485,9 @@ _CATEGORICAL = ("category", "brand", "attribute")
 def _meeting_rows(catalog: Catalog, c: Constraint) -> np.ndarray:
     """The rows whose satisfaction of the categorical constraint `c` is 1."""
     if c.kind == "category":
-        return catalog_index(catalog).leaf(c.value)
+        return catalog_lookups(catalog).leaf(c.value)
     if c.kind == "brand":
-        return catalog_index(catalog).brand(fold(c.value))
+        return catalog_lookups(catalog).brand(fold(c.value))
     assert c.attribute is not None
     return np.flatnonzero(_offering(catalog, c.attribute, c.value))
 
@@ -663,7 +662,7 @@ def ideal_ranking(goal: RankingGoal, world: World) -> Ideal:
     base, span = _base_of(goal, world, pool)
     rel = _relevances(pool.meets_all & in_stock_as_bought(world, purchase_pins(goal), pool.rows), base, span)
     right = np.flatnonzero(rel > 0)
-    by_id = catalog_index(world.catalog).id_rank[pool.rows[right]]  # each row's place in id order
+    by_id = catalog_lookups(world.catalog).id_rank[pool.rows[right]]  # each row's place in id order
     order = right[np.lexsort((by_id, -rel[right]))]  # relevance desc, then id
     ranked = [(pool.ids[i], r) for i, r in zip(order.tolist(), rel[order].tolist(), strict=True)]
     return Ideal(ranked, span, list(pool.ids))

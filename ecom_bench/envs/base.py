@@ -22,13 +22,22 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from ecom_bench._seeding import derive_seed
+from ecom_bench.catalog import Catalog
 from ecom_bench.difficulty import Difficulty
-from ecom_bench.envs.context import EnvContext
 from ecom_bench.users import UserSimulator
 from ecom_bench.world import World
 from ecom_bench.world.state import FinalAnswer
 from ecom_bench.world._tooling import ToolBase
 from ecom_bench.world.toolkit import Toolkit, compose_toolkit
+
+
+@dataclass
+class EnvContext:
+    """The shared, read-only resources every episode is generated over: the catalogue and its
+    search engine (`envs.context.load_context` builds one per process and spec)."""
+
+    catalog: Catalog
+    search_engine: Any  # ecom_bench.catalog.search.SearchEngine
 
 
 @dataclass

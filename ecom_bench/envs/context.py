@@ -1,8 +1,8 @@
-"""The shared, read-only resources of all episodes in a process: catalogue + search.
+"""Loading the shared, read-only resources of all episodes in a process: catalogue + search.
 
 Building the catalogue and its FAISS index is the expensive part of start-up, so a
-context is built once per (catalogue spec, embedder spec) and shared by every episode
-(and every concurrent Inspect sample); episodes never mutate it.
+context (`EnvContext`) is built once per (catalogue spec, embedder spec) and shared by
+every episode (and every concurrent Inspect sample); episodes never mutate it.
 """
 
 from __future__ import annotations
@@ -11,9 +11,12 @@ import gc
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from ecom_bench.catalog import Catalog
+from ecom_bench.catalog.lookups import CatalogLookups, catalog_lookups
+from ecom_bench.catalog.naming import product_noun
+from ecom_bench.envs import ENVIRONMENTS, get_env
+from ecom_bench.envs.base import EnvContext
 
 DEFAULT_CATALOG = "synthetic"
 DEFAULT_CATALOG_SIZE = 20_000
@@ -53,12 +56,6 @@ class CatalogSpec:
         return self
 
 
-@dataclass
-class EnvContext:
-    catalog: Catalog
-    search_engine: Any  # ecom_bench.catalog.search.SearchEngine
-
-
 _CONTEXTS: dict[tuple[CatalogSpec, str], EnvContext] = {}
 _LOCK = threading.Lock()
 
@@ -88,9 +85,7 @@ def load_context(spec: CatalogSpec | None = None, embedder: str = DEFAULT_EMBEDD
 
                 # its products cached on disk too (memory-mapped Arrow, keyed by the files' size and mtime)
                 catalog = load_catalog(spec.source, limit=spec.size, use_cache=True)
-            from ecom_bench.envs._catalog_index import prepare
-
-            prepare(catalog)  # the per-catalogue index and env modules now, not in the first reset
+            prepare(catalog)  # the catalogue's lookups and the env modules now, not in the first reset
             ctx = EnvContext(catalog, SearchEngine(catalog, emb))
             _CONTEXTS[key] = ctx
             # What was just loaded lives as long as the process: keep the cyclic GC from walking
@@ -98,3 +93,15 @@ def load_context(spec: CatalogSpec | None = None, embedder: str = DEFAULT_EMBEDD
             gc.collect()
             gc.freeze()
         return ctx
+
+
+def prepare(catalog: Catalog) -> CatalogLookups:
+    """Load now what the first reset would otherwise load: the catalogue's lookups, every
+    environment's modules and the naming engine (imports and the inflect engine are ~50-150 ms
+    each, once per process). `load_context` calls it; it is cheap when already done."""
+    lookups = catalog_lookups(catalog)
+    for name in ENVIRONMENTS:
+        get_env(name)
+    if len(catalog):
+        product_noun(catalog.products[0]).a("thing")
+    return lookups

@@ -52,7 +52,7 @@ from pydantic_core import PydanticCustomError
 from starlette.exceptions import HTTPException
 from starlette.websockets import WebSocketDisconnect
 
-from ecom_bench import __version__
+from ecom_bench._version import __version__
 from ecom_bench.envs.context import CatalogSpec, EnvContext, load_context
 from ecom_bench.training.curriculum import AdaptiveCurriculum
 from ecom_bench.training.env import MAX_SEED, EcomEnv

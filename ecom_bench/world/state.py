@@ -9,17 +9,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Literal, TypeVar
+from typing import Any, Literal, TypeVar
 
 import numpy as np
 
 from ecom_bench.catalog import Catalog, Product, Variant
+from ecom_bench.catalog.lookups import RowProducts, catalog_lookups, rows_of
 from ecom_bench._seeding import seeded_rng
 from ecom_bench.difficulty import Difficulty
-
-if TYPE_CHECKING:
-    from ecom_bench.world.orders import Order, ReturnRecord
-    from ecom_bench.world.policy import PolicyKB
+from ecom_bench.world.orders import Order, ReturnRecord
+from ecom_bench.world.policy import PolicyKB
 
 DomainState = TypeVar("DomainState")
 
@@ -256,10 +255,8 @@ def inject_distractors(world: World, products: list[Product], query: str, filter
 def distractor_pool(catalog: Catalog, shown: list[Product], filters: Any) -> Sequence[Product]:
     """The products of the first hit's leaf category that are not `shown` and pass `filters`, in
     catalogue order: the leaf's rows and the filters' column tests from per-catalogue arrays
-    (`envs._catalog_index`), so a search does not walk the leaf in Python."""
-    from ecom_bench.envs._catalog_index import RowProducts, catalog_index, rows_of
-
-    index = catalog_index(catalog)
+    (`catalog.lookups`), so a search does not walk the leaf in Python."""
+    index = catalog_lookups(catalog)
     rows = index.leaf(shown[0].leaf_category)
     rows = rows[~np.isin(rows, rows_of(catalog, (p.id for p in shown)))]
     if filters is None or not hasattr(filters, "matches"):
@@ -275,3 +272,31 @@ def distractor_pool(catalog: Catalog, shown: list[Product], filters: Any) -> Seq
     if getattr(filters, "attributes", None) or getattr(filters, "features", None):
         rows = np.array([r for r in rows.tolist() if filters.matches(catalog.products[r])], dtype=np.int64)
     return RowProducts(catalog, rows)
+
+
+def changed_rows(world: World) -> np.ndarray:
+    """Rows of the products whose stock this episode changed (a product or one of its variants)."""
+    catalog = world.catalog
+    lookups = catalog_lookups(catalog)
+    rows = set()
+    for item_id in world.stock:
+        i = catalog.index_of(item_id)
+        if i is None:
+            i = lookups.variant_owner(catalog, item_id)
+        if i is not None:
+            rows.add(i)
+    return np.fromiter(sorted(rows), dtype=np.int64, count=len(rows))
+
+
+def in_stock_mask(world: World, rows: np.ndarray) -> np.ndarray:
+    """`world.in_stock(p)` for each of `rows`, without a per-product loop: the catalogue's
+    stock, corrected for the few products the episode's stock changes touch."""
+    catalog = world.catalog
+    rows = np.asarray(rows, dtype=np.int64)
+    out = catalog_lookups(catalog).base_in_stock[rows]
+    if world.stock:
+        changed = changed_rows(world)
+        hit = np.flatnonzero(np.isin(rows, changed))
+        for k in hit.tolist():
+            out[k] = world.in_stock(catalog.products[int(rows[k])])
+    return out

@@ -1,8 +1,8 @@
 """Shared readers for red-team policies (only the conversation is read; `hidden` never)."""
 from __future__ import annotations
 import re
-from ecom_bench.agents.base import AgentAction, Message, ToolCallRequest, calls_since_last_message, tool_results
-from ecom_bench.agents.exploits import customer_replies
+from ecom_bench.conversation import AgentAction, Message, ToolCallRequest, calls_since_last_message, tool_results
+from red_team.exploits import customer_replies
 
 _BUDGET = re.compile(r"at most (\d+) tool call")
 _PATIENCE = re.compile(r"patience is (\d+) turn")

@@ -9,8 +9,8 @@ Turn 1: B searches; a filler message. Turn 2: the same searches again; infer; re
 """
 import json, re, sys
 from collections import Counter
-from ecom_bench.agents.base import AgentAction, ToolCallRequest
-from ecom_bench.agents.exploits import opening_nouns
+from ecom_bench.conversation import AgentAction, ToolCallRequest
+from red_team.exploits import opening_nouns
 
 def _rules(messages):
     sysm = messages[0].text

@@ -31,15 +31,15 @@ from ecom_bench._seeding import derive_seed, seeded_rng
 import numpy as np
 
 from ecom_bench.catalog import Catalog
+from ecom_bench.catalog.lookups import catalog_lookups, rows_of
 from ecom_bench.difficulty import Difficulty
-from ecom_bench.envs._catalog_index import catalog_index, changed_rows, in_stock_mask, rows_of
 from ecom_bench.envs.base import EnvAxis, SubTask
 from ecom_bench.envs.bundle.goal import BUDGET_SLOT, BundleConstraint, BundleGoal, BundleItem
 from ecom_bench.envs.bundle.projects import compose
 from ecom_bench.envs.bundle.user import BundleUser
 from ecom_bench.users.base import Disclosure
 from ecom_bench.world import World
-from ecom_bench.world.state import StockOut
+from ecom_bench.world.state import StockOut, changed_rows, in_stock_mask
 
 MAX_CATEGORIES = 12
 P_BUDGET = 0.6  # docs/design.md: a budget for d >= 2 with probability 0.6
@@ -98,7 +98,7 @@ def build_bundle(world: World, seed: int, difficulty: Difficulty, intent: int = 
                 customer: type[BundleUser] = BundleUser) -> SubTask:
     rng = seeded_rng("bundle", seed, difficulty.level)
     catalog = world.catalog
-    index = catalog_index(catalog)
+    index = catalog_lookups(catalog)
     # Products another task of this world already schedules to sell out are never a choice.
     doomed = rows_of(catalog, {i for event in world.stock_outs for i in event.item_ids})
 

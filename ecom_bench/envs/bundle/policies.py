@@ -22,9 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ecom_bench._seeding import seeded_rng
-from ecom_bench.conversation import EpisodeStatus
-from ecom_bench.agents.base import (AgentAction, Message, ToolCallRequest,
-                                    tool_results)
+from ecom_bench.conversation import AgentAction, EpisodeStatus, Message, ToolCallRequest, tool_results
 
 FINAL_TOOL = "submit_bundle"
 DECENT_RATING = 3.5

@@ -20,8 +20,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ecom_bench._seeding import seeded_rng
-from ecom_bench.conversation import EpisodeStatus
-from ecom_bench.agents.base import AgentAction, Message, ToolCallRequest, calls_since_last_message, tool_results
+from ecom_bench.conversation import (AgentAction, EpisodeStatus, Message, ToolCallRequest, calls_since_last_message,
+                                     tool_results)
 
 
 def _call(name: str, n: int, **arguments: Any) -> ToolCallRequest:

@@ -38,6 +38,7 @@ from collections import Counter
 from typing import ClassVar
 
 from ecom_bench.catalog import Product
+from ecom_bench.catalog.lookups import catalog_lookups
 from ecom_bench.catalog.naming import (
     NameIndex,
     a_named,
@@ -48,7 +49,6 @@ from ecom_bench.catalog.naming import (
     without_mentions,
 )
 from ecom_bench.difficulty import Difficulty
-from ecom_bench.envs._catalog_index import catalog_index
 from ecom_bench.envs.cart.goal import CartGoal, CartTarget
 from ecom_bench.users import UserAct, UserMessage, render
 from ecom_bench.users.base import Disclosure
@@ -326,7 +326,7 @@ class CartUser(Customer):
         several viewed products share is taken for the wanted one among them.
         """
         catalog = world.catalog
-        index = catalog_index(catalog)
+        index = catalog_lookups(catalog)
         out: list[str] = []
         for token in dict.fromkeys(_ID_TOKEN.findall(text)):
             row = catalog.index_of(token)

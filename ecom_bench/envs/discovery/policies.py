@@ -20,8 +20,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from ecom_bench.conversation import EpisodeStatus
-from ecom_bench.agents.base import AgentAction, Message, ToolCallRequest
+from ecom_bench.conversation import AgentAction, EpisodeStatus, Message, ToolCallRequest
 from ecom_bench.envs._ranking import RecommendOracle, RecommendRandom, requested_k
 
 _PRICE = re.compile(r"\$(\d+(?:\.\d+)?)")

@@ -15,8 +15,8 @@ import re
 from dataclasses import replace
 from typing import Any
 
-from ecom_bench.conversation import EpisodeStatus
-from ecom_bench.agents.base import AgentAction, Message, get_policy
+from ecom_bench.conversation import AgentAction, EpisodeStatus, Message, Policy
+from ecom_bench.envs import get_env
 from ecom_bench.envs.journey.goal import request_opening, request_segments
 
 DONE_TEXT = "That's done. Is there anything else I can help you with?"
@@ -38,8 +38,6 @@ def classify_request(text: str, members: tuple[str, ...]) -> str:
 
 def _answered(env: str, view: list[Message]) -> bool:
     """Whether the request's final tool (of `env`) already succeeded in this view."""
-    from ecom_bench.envs import get_env
-
     final_tool = get_env(env).final_tool
     return any(m.role == "tool" and m.tool_name == final_tool and not m.error for m in view)
 
@@ -79,10 +77,14 @@ class _Delegating:
                 return AgentAction(text=DONE_TEXT)
             env, view = retry
             prefix += f"{env}-"  # the shorter view numbers its calls afresh
-        action = get_policy(env, self.sub_policy).act(view, sub_hidden, status)
+        action = self._policy_for(env).act(view, sub_hidden, status)
         # Keep call ids unique across requests (sub-policies number them by position).
         calls = tuple(replace(c, id=f"{prefix}{c.id}") for c in action.tool_calls)
         return AgentAction(text=action.text, tool_calls=calls)
+
+    def _policy_for(self, env: str) -> Policy:
+        """The policy that plays a request of `env`: that env's own `sub_policy`."""
+        return get_env(env).policies[self.sub_policy]()
 
     def _reroute(self, env: str, messages: list[Message], indices: list[int]) -> tuple[str, list[Message]] | None:
         """The request handed to another env, when the customer answered our "That's done" without

@@ -22,8 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ecom_bench._seeding import derive_seed, seeded_rng
-from ecom_bench.conversation import EpisodeStatus
-from ecom_bench.agents.base import AgentAction, Message, ToolCallRequest, tool_results
+from ecom_bench.conversation import AgentAction, EpisodeStatus, Message, ToolCallRequest, tool_results
 from ecom_bench.world._tooling import MAX_QUERY_CHARS
 from ecom_bench.world.policy import SLOTS, tokens
 

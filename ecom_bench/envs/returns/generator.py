@@ -2,7 +2,7 @@
 
 One RNG seeded by (env, seed, d) draws everything. The recent history is look-alike
 groups of H_orders(d) delivered orders each, one leaf category per group, drawn by one
-process (`ReturnsProcess`, `world.orders.build_order_history`); the target is a random
+process (`ReturnsProcess`, `world.order_history.build_order_history`); the target is a random
 member of one group, and its line sits at a random position among its order's lines.
 With p_edge(d) = 0.7·σ((d−4)/1.5) an order (target or not) is an edge case of the store
 rule: delivered exactly on the window's last day or the day before (still eligible), the
@@ -19,9 +19,9 @@ import numpy as np
 
 from ecom_bench._seeding import derive_seed, seeded_rng
 from ecom_bench.catalog import Catalog, Product
+from ecom_bench.catalog.lookups import catalog_lookups
 from ecom_bench.catalog.naming import product_noun, short_name
 from ecom_bench.difficulty import Difficulty
-from ecom_bench.envs._catalog_index import catalog_index, in_stock_mask
 from ecom_bench.envs.base import EnvAxis, SubTask
 from ecom_bench.envs.returns.goal import ReplacementWish, ReturnsGoal
 from ecom_bench.envs.returns.user import ReturnsUser, UserScript
@@ -35,19 +35,17 @@ from ecom_bench.envs.tracking.references import (
 )
 from ecom_bench.users.base import Disclosure
 from ecom_bench.world import World
+from ecom_bench.world.order_history import GroupProcess, MemberPlan, build_order_history, check_eligibility
 from ecom_bench.world.orders import (
-    GroupProcess,
-    MemberPlan,
     OrderStatus,
     DEFAULT_RETURN_WINDOW_DAYS,
     RETURN_WINDOW_DAYS,
     RefKind,
     ReturnMethod,
     ReturnReason,
-    build_order_history,
-    check_eligibility,
     return_window_days,
 )
+from ecom_bench.world.state import in_stock_mask
 
 EDGES = ("last_day", "day_before_last", "day_after_last", "final_sale", "already_returned")
 ELIGIBLE_EDGES = frozenset({None, "last_day", "day_before_last"})
@@ -77,7 +75,7 @@ def _delivered_days_ago(edge: str | None, window: int | None, rng: random.Random
 def _replacement(world: World, product: Product, rng: random.Random) -> tuple[ReplacementWish, str] | None:
     """A wish some in-stock product of the same leaf satisfies, and one such product."""
     catalog = world.catalog
-    rows = catalog_index(catalog).leaf(product.leaf_category)
+    rows = catalog_lookups(catalog).leaf(product.leaf_category)
     rows = rows[rows != catalog.index_of(product.id)]
     rows = rows[in_stock_mask(world, rows)]
     if not len(rows):
@@ -91,7 +89,7 @@ def _replacement(world: World, product: Product, rng: random.Random) -> tuple[Re
             fits = rows[catalog.prices[rows] <= float(wish.value)]
         elif kind == "other_brand":
             wish = ReplacementWish(kind, product.brand)
-            brand = catalog_index(catalog).brand_code
+            brand = catalog_lookups(catalog).brand_code
             fits = rows[brand[rows] != brand[catalog.index_of(product.id)]]
         else:
             wish = ReplacementWish(kind, rng.choice((4.0, 4.5)))
@@ -117,7 +115,7 @@ class ReturnsProcess(GroupProcess):
         self.p_kind = p_edge(difficulty) / len(EDGES)
 
     def leaf(self, rng: random.Random, leaves: list[str], catalog: Catalog) -> str | None:
-        top = catalog_index(catalog).leaf_top
+        top = catalog_lookups(catalog).leaf_top
         final = [lf for lf in leaves if RETURN_WINDOW_DAYS.get(top.get(lf, ""), 0) is None]
         other = [lf for lf in leaves if RETURN_WINDOW_DAYS.get(top.get(lf, ""), 0) is not None]
         pool = final if final and rng.random() < self.p_kind else other or final
@@ -125,12 +123,12 @@ class ReturnsProcess(GroupProcess):
 
     def usable(self, world: World, rows: np.ndarray) -> np.ndarray:
         """Products without variants, and those with a variant in stock (one can be ordered)."""
-        return ~catalog_index(world.catalog).has_variants[rows] | in_stock_mask(world, rows)
+        return ~catalog_lookups(world.catalog).has_variants[rows] | in_stock_mask(world, rows)
 
     def member(self, rng: random.Random, world: World, row: int) -> MemberPlan:
         """Read from the catalogue's columns (no Product is made): the row's return window
         (`return_window_days`) and its variants in stock (`world.stock_of` of each)."""
-        ix = catalog_index(world.catalog)
+        ix = catalog_lookups(world.catalog)
         path = ix.paths[ix.path_code[row]]
         window = RETURN_WINDOW_DAYS.get(path[0] if path else "", DEFAULT_RETURN_WINDOW_DAYS)
         edge = None

@@ -18,8 +18,7 @@ import re
 from typing import Any
 
 from ecom_bench._seeding import seeded_rng
-from ecom_bench.conversation import EpisodeStatus
-from ecom_bench.agents.base import AgentAction, Message, tool_results
+from ecom_bench.conversation import AgentAction, EpisodeStatus, Message, tool_results
 from ecom_bench.users import says
 from ecom_bench.envs.tracking.policies import (
     asked_before,

@@ -16,8 +16,8 @@ from dataclasses import replace
 
 from ecom_bench._seeding import derive_seed, seeded_rng
 from ecom_bench.catalog import draws
+from ecom_bench.catalog.lookups import RowProducts, catalog_lookups
 from ecom_bench.difficulty import Difficulty
-from ecom_bench.envs._catalog_index import RowProducts, catalog_index
 from ecom_bench.envs._ranking import (
     RANKED_LIST,
     Constraint,
@@ -44,7 +44,7 @@ def build_substitution(world: World, seed: int, difficulty: Difficulty, intent: 
     d = difficulty.level
     rng = seeded_rng("substitution", seed, d, intent)
     catalog = world.catalog
-    index = catalog_index(catalog)
+    index = catalog_lookups(catalog)
     for _ in draws(catalog, "in-stock product with variants and an in-stock compatible alternative"):
         p0 = catalog.products[rng.randrange(len(catalog))]
         attribute = variant_attribute(p0)

@@ -24,8 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ecom_bench._seeding import seeded_rng
-from ecom_bench.conversation import EpisodeStatus
-from ecom_bench.agents.base import AgentAction, Message, ToolCallRequest, tool_results
+from ecom_bench.conversation import AgentAction, EpisodeStatus, Message, ToolCallRequest, tool_results
 from ecom_bench.envs.tracking.references import ORDER_ID_RE
 
 Call = tuple[str, dict[str, Any]]

@@ -1,7 +1,7 @@
 """Order, tracking and return tools (E_TRACK, E_RETURN), over `ecom_bench.world.orders`.
 
-The store's rules (return windows, eligibility, fees) live in `world.orders`, so the
-tools enforce exactly what the verifiers score.
+The store's rules (return windows, eligibility, fees) live in `world.orders` and
+`world.order_history`, so the tools enforce exactly what the verifiers score.
 """
 
 from __future__ import annotations
@@ -10,6 +10,7 @@ from typing import Any
 
 from ecom_bench.catalog.naming import short_name, short_name_at
 from ecom_bench.world._tooling import ToolBase, ToolError, _json, tool_method
+from ecom_bench.world.order_history import check_eligibility, find_order, next_return_id, returns_of
 from ecom_bench.world.orders import (
     REASON_DESCRIPTIONS,
     RETURN_FEES,
@@ -20,13 +21,9 @@ from ecom_bench.world.orders import (
     ReturnMethod,
     ReturnReason,
     ReturnRecord,
-    check_eligibility,
-    find_order,
     line_leaf,
     line_row,
-    next_return_id,
     return_fee,
-    returns_of,
 )
 
 RETURN_OUTCOMES = ("return_started", "exchange_started", "not_eligible")

@@ -1,15 +1,16 @@
-"""Per-catalogue lookups the task generators share, built once per catalogue.
+"""Per-catalogue row lookups, built once per catalogue: in-memory numpy arrays aligned with
+`Catalog.products` (rows are indices into it).
 
-A reset must not walk the catalogue: at 200k products one Python pass over a leaf
-category (~2,700 products) costs milliseconds, and a generator makes several. What
-does not depend on the episode is computed here once per catalogue, as numpy arrays
-aligned with `Catalog.products`: each leaf category's rows, folded-brand rows, a
-product's stock before any episode touched it, its rank by id (for "(price, id)"
-orders). What does depend on the episode (its stock overrides) is applied on top,
-for the few products the episode changed (`in_stock_mask`).
+Not the search index (`catalog/vector_index.py`, FAISS vectors cached on disk): these are
+the exact lookups a reset and a search's distractors need. A reset must not walk the
+catalogue: at 200k products one Python pass over a leaf category (~2,700 products) costs
+milliseconds, and a generator makes several. What does not depend on the episode is
+computed here once: each leaf category's rows (also by price), folded-brand rows, a
+product's stock before any episode touched it, its rank by id (for "(price, id)" orders).
+An episode's own stock changes are applied on top by the world (`world.state.in_stock_mask`).
 
-The index is built on first use and kept for the catalogue's lifetime; call
-`prepare(catalog)` when a catalogue is loaded so that no reset pays for it.
+The lookups are built on first use and kept for the catalogue's lifetime; loading a
+catalogue (`envs.context.load_context`) builds them so that no reset pays for it.
 Only `Catalog`'s public API is read.
 """
 
@@ -19,7 +20,7 @@ import threading
 import weakref
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, overload
+from typing import Any, overload
 
 import numpy as np
 import pyarrow as pa
@@ -28,14 +29,11 @@ import pyarrow.compute as pc
 from ecom_bench.catalog import Catalog, Product
 from ecom_bench.catalog.catalog import fold, split_by_code
 
-if TYPE_CHECKING:
-    from ecom_bench.world.state import World
-
 _EMPTY = np.zeros(0, dtype=np.int64)
 
 
 @dataclass(frozen=True)
-class CatalogIndex:
+class CatalogLookups:
     """Episode-independent lookups over one catalogue (rows are indices into `catalog.products`)."""
 
     leaf_rows: dict[str, np.ndarray]  # leaf category -> its rows, ascending
@@ -107,10 +105,10 @@ def _column(catalog: Catalog, name: str) -> Any:
     return col.chunk(0) if col.num_chunks == 1 else col.combine_chunks()
 
 
-def _build(catalog: Catalog) -> CatalogIndex:
+def _build(catalog: Catalog) -> CatalogLookups:
     """From the catalogue's Arrow columns: no `Product` is made (at 2M that is most of the cost)."""
     # The catalogue's own column views and attribute-offer index are built on first use too:
-    # build them now, with this index, rather than inside some episode's reset.
+    # build them now, with these lookups, rather than inside some episode's reset.
     for column in (catalog.prices, catalog.ratings, catalog.ship_days):
         assert len(column) == len(catalog)
     catalog.offering("", "")
@@ -133,7 +131,7 @@ def _build(catalog: Catalog) -> CatalogIndex:
     brand_code = np.asarray(brands.indices, dtype=np.int64)
     leaf_rows = dict(sorted(catalog.leaf_rows.items()))
     id_rank = _id_rank(catalog)
-    return CatalogIndex(
+    return CatalogLookups(
         leaf_rows=leaf_rows, leaf_rows_by_price=_by_price(catalog, leaf_rows, id_rank),
         leaf_in_stock={k: int(np.count_nonzero(base[v])) for k, v in leaf_rows.items()},
         brand_rows=_groups(brand_code, [fold(b) for b in brands.dictionary.to_pylist()]) if n else {},
@@ -148,62 +146,19 @@ def _top(path: Sequence[str]) -> str:
     return path[0] if path else ""
 
 
-_INDEXES: "weakref.WeakKeyDictionary[Catalog, CatalogIndex]" = weakref.WeakKeyDictionary()
+_LOOKUPS: "weakref.WeakKeyDictionary[Catalog, CatalogLookups]" = weakref.WeakKeyDictionary()
 _LOCK = threading.Lock()
 
 
-def catalog_index(catalog: Catalog) -> CatalogIndex:
-    """The catalogue's index (built once, thread-safe; dropped with the catalogue)."""
-    index = _INDEXES.get(catalog)
-    if index is None:
+def catalog_lookups(catalog: Catalog) -> CatalogLookups:
+    """The catalogue's lookups (built once, thread-safe; dropped with the catalogue)."""
+    lookups = _LOOKUPS.get(catalog)
+    if lookups is None:
         with _LOCK:
-            index = _INDEXES.get(catalog)
-            if index is None:
-                index = _INDEXES[catalog] = _build(catalog)
-    return index
-
-
-def prepare(catalog: Catalog) -> CatalogIndex:
-    """Load now what the first reset would otherwise load: this index, every environment's
-    modules and the naming engine (imports and the inflect engine are ~50-150 ms each, once
-    per process). Call it where a catalogue is loaded; it is cheap when already done."""
-    from ecom_bench.catalog.naming import product_noun
-    from ecom_bench.envs import ENVIRONMENTS, get_env
-
-    index = catalog_index(catalog)
-    for name in ENVIRONMENTS:
-        get_env(name)
-    if len(catalog):
-        product_noun(catalog.products[0]).a("thing")
-    return index
-
-
-def changed_rows(world: World) -> np.ndarray:
-    """Rows of the products whose stock this episode changed (a product or one of its variants)."""
-    catalog = world.catalog
-    index = catalog_index(catalog)
-    rows = set()
-    for item_id in world.stock:
-        i = catalog.index_of(item_id)
-        if i is None:
-            i = index.variant_owner(catalog, item_id)
-        if i is not None:
-            rows.add(i)
-    return np.fromiter(sorted(rows), dtype=np.int64, count=len(rows))
-
-
-def in_stock_mask(world: World, rows: np.ndarray) -> np.ndarray:
-    """`world.in_stock(p)` for each of `rows`, without a per-product loop: the catalogue's
-    stock, corrected for the few products the episode's stock changes touch."""
-    catalog = world.catalog
-    rows = np.asarray(rows, dtype=np.int64)
-    out = catalog_index(catalog).base_in_stock[rows]
-    if world.stock:
-        changed = changed_rows(world)
-        hit = np.flatnonzero(np.isin(rows, changed))
-        for k in hit.tolist():
-            out[k] = world.in_stock(catalog.products[int(rows[k])])
-    return out
+            lookups = _LOOKUPS.get(catalog)
+            if lookups is None:
+                lookups = _LOOKUPS[catalog] = _build(catalog)
+    return lookups
 
 
 class RowProducts(Sequence[Product]):
@@ -236,4 +191,4 @@ def rows_of(catalog: Catalog, ids: Iterable[str]) -> np.ndarray:
     return np.array([r for r in found if r is not None], dtype=np.int64)
 
 
-__all__ = ["CatalogIndex", "RowProducts", "catalog_index", "changed_rows", "in_stock_mask", "prepare", "rows_of"]
+__all__ = ["CatalogLookups", "RowProducts", "catalog_lookups", "rows_of"]
