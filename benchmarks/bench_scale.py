@@ -292,7 +292,7 @@ def worker_inspect(size: int, samples: int) -> dict[str, Any]:
     no_realtime = marginal_ms(lambda n: tasks.cart(samples=n, catalog_size=size), "ecom/oracle", log_realtime=False)
     # Inspect alone on the cart samples' shape (model calls, message texts, tool schemas, scorers)
     from ecom_bench.scorers import reward_scorers
-    from ecom_bench.tools.adapter import episode_tools
+    from ecom_bench.tasks._tools import episode_tools
 
     _fixed_model_api()
     schemas = episode_tools(make_episode("cart", 0, 0, 0, context=ctx))

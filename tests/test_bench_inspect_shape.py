@@ -12,7 +12,7 @@ from ecom_bench.agents import get_policy
 from ecom_bench.runner import make_episode, run_policy
 from ecom_bench.scorers import reward_scorers
 from ecom_bench.tasks import cart
-from ecom_bench.tools.adapter import episode_tools
+from ecom_bench.tasks._tools import episode_tools
 
 SAMPLES = 3
 
