@@ -153,12 +153,18 @@ def cmd_sweep(args: argparse.Namespace) -> int:
 
 def cmd_leaderboard(args: argparse.Namespace) -> None:
     from ecom_bench.leaderboard import build_leaderboard
+    from ecom_bench.leaderboard.config import parse_filters
 
-    files = build_leaderboard(args.log_dir, args.out, resamples=args.bootstrap, plots=not args.no_plots)
+    files = build_leaderboard(args.log_dir, args.out, resamples=args.bootstrap, plots=not args.no_plots,
+                              config=parse_filters(args.config))
     print(files.markdown)
     ep = files.episodes
     dropped = [f"{ep.errored} errored samples left out"] if ep.errored else []
-    dropped += [f"{ep.superseded} epochs replaced by newer logs"] if ep.superseded else []
+    if ep.superseded:
+        dropped.append(f"{ep.superseded} epochs replaced by newer logs of the same configuration "
+                       f"({', '.join(ep.replaced)})")
+    if ep.other_configs:
+        dropped.append(f"{ep.other_configs} log(s) of other configurations left out by --config")
     print(f"\n{len(ep.table)} episodes from {ep.logs} logs" + (f" ({'; '.join(dropped)})" if dropped else ""))
     for path in (files.markdown_path, files.table_csv, files.by_difficulty_csv, *files.plots):
         print(f"wrote {path}")
@@ -286,6 +292,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", default=None, help="where to write the CSVs and PNGs (default LOG_DIR/leaderboard)")
     p.add_argument("--bootstrap", type=_count, default=1000, help="resamples for the d50 intervals")
     p.add_argument("--no-plots", action="store_true")
+    p.add_argument("--config", action="append", default=[], metavar="SETTING=VALUE",
+                   help="select one configuration where the logs hold several (repeatable): catalog, catalog_size, "
+                        "catalog_seed, strict, embedder, user, task_version")
     p.set_defaults(fn=cmd_leaderboard)
     p = sub.add_parser("play", help="play the agent yourself (/help inside explains how)")
     _common(p)

@@ -93,16 +93,57 @@ def test_sweep_resumes_and_leaderboard_reports(tmp_path, capsys):
     assert main(argv) == 0
 
 
-def test_leaderboard_counts_a_rerun_once(tmp_path):
+def _cart_logs(log_dir, runs: int = 1, **task_args) -> None:
     from inspect_ai import eval as inspect_eval
 
     from ecom_bench.tasks import cart
 
-    for _ in range(2):
-        inspect_eval(cart(samples=2, catalog_size=TEST_CATALOG_SIZE), model="ecom/heuristic", log_dir=str(tmp_path),
-                     display="none")
+    for _ in range(runs):
+        inspect_eval(cart(samples=2, catalog_size=TEST_CATALOG_SIZE, **task_args), model="ecom/heuristic",
+                     log_dir=str(log_dir), display="none")
+
+
+def test_leaderboard_counts_a_rerun_once(tmp_path, capsys):
+    _cart_logs(tmp_path, runs=2)
     episodes = read_episodes(tmp_path)
     assert len(episodes.table) == 2 and episodes.superseded == 2 and episodes.logs == 2
+    assert episodes.replaced == ("ecom/heuristic on cart: 2",)
+    assert main(["leaderboard", str(tmp_path), "--no-plots", "--bootstrap", "50"]) == 0
+    out = capsys.readouterr().out
+    assert "2 epochs replaced by newer logs of the same configuration (ecom/heuristic on cart: 2)" in out
+    assert "Configuration: catalog=synthetic, catalog_size=3000, catalog_seed=0, strict=true" in out
+
+
+def test_leaderboard_keeps_configurations_apart(tmp_path, capsys):
+    """The same samples run with another setting are another benchmark: refused together, never
+    deduplicated into one another; `--config` picks one."""
+    _cart_logs(tmp_path)
+    _cart_logs(tmp_path, strict=False)
+    assert main(["leaderboard", str(tmp_path), "--no-plots"]) == 2
+    err = capsys.readouterr().err
+    assert "hold 2 configurations that are not comparable, differing in strict (false | true)" in err
+    assert "--config strict=false" in err and len(err.strip().splitlines()) == 1 and "Traceback" not in err
+
+    assert main(["leaderboard", str(tmp_path), "--no-plots", "--bootstrap", "50", "--config", "strict=False"]) == 0
+    out = capsys.readouterr().out
+    assert "strict=false" in out and "replaced" not in out and "1 log(s) of other configurations left out" in out
+    episodes = read_episodes(tmp_path, {"strict": "true"})
+    assert len(episodes.table) == 2 and episodes.superseded == 0 and episodes.other_configs == 1
+    assert dict(episodes.config)["strict"] == "true"
+    table = pd.read_csv(tmp_path / "leaderboard" / "leaderboard.csv")
+    assert set(table["strict"]) == {False} and set(table["catalog"]) == {"synthetic"}
+
+
+@pytest.mark.parametrize("config,message", [
+    (["strictness=true"], "unknown setting 'strictness'"),
+    (["strict"], "--config takes SETTING=VALUE"),
+    (["catalog=other"], "no logs under"),
+])
+def test_leaderboard_config_filters_are_checked(tmp_path, capsys, config, message):
+    _cart_logs(tmp_path)
+    assert main(["leaderboard", str(tmp_path), "--no-plots", *[a for c in config for a in ("--config", c)]]) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err
 
 
 @pytest.mark.parametrize("argv,message", [
