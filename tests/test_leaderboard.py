@@ -14,7 +14,8 @@ from ecom_bench.scorers import SCORE_PARTS
 
 
 @pytest.mark.parametrize("text,levels", [("0:12:3", [0, 3, 6, 9, 12]), ("0:12:6", [0, 6, 12]), ("2:4", [2, 3, 4]),
-                                         ("0,6,12", [0, 6, 12]), ("7", [7]), ("0:10:4", [0, 4, 8])])
+                                         ("0,6,12", [0, 6, 12]), ("7", [7]), ("0:10:4", [0, 4, 8, 10]),
+                                         ("0:12:5", [0, 5, 10, 12])])
 def test_difficulty_grids(text, levels):
     assert parse_difficulties(text) == levels
 
@@ -146,12 +147,57 @@ def test_leaderboard_config_filters_are_checked(tmp_path, capsys, config, messag
     assert message in err and "Traceback" not in err
 
 
+def test_sweep_passes_model_generation_and_task_options_to_inspect(tmp_path, capsys):
+    from inspect_ai.log import list_eval_logs, read_eval_log
+
+    logs = tmp_path / "sweep"
+    assert main(["sweep", "--model", "ecom/heuristic", "--envs", "cart,policy", "--difficulties", "0", "--samples", "1",
+                 "--log-dir", str(logs), "--catalog-size", str(TEST_CATALOG_SIZE), "-T", "strict=false",
+                 "-T", "embedder=wordllama", "--temperature", "0.3", "--top-p", "0.9", "--max-tokens", "64",
+                 "--max-retries", "2", "--timeout", "30", "--max-connections", "3",
+                 "--model-base-url", "http://localhost:9", "--display", "lines"]) == 0
+    err = capsys.readouterr().err
+    lines = [line for line in err.splitlines() if line.startswith("[")]
+    assert len(lines) == 2 and any(line.startswith("[1/2] ") and " d=0 ecom/heuristic: success " in line
+                                   for line in lines)
+    assert len(err.strip().splitlines()) == 4  # the plan, a line per task, the summary
+    headers = [read_eval_log(info, header_only=True).eval for info in list_eval_logs(str(logs))]
+    assert len(headers) == 2
+    for spec in headers:
+        assert spec.task_args["strict"] is False and spec.task_args["embedder"] == "wordllama"
+        assert spec.metadata["strict"] is False and spec.metadata["catalog_seed"] == 0
+        generate = spec.model_generate_config
+        assert (generate.temperature, generate.top_p, generate.max_tokens) == (0.3, 0.9, 64)
+        assert (generate.max_retries, generate.timeout, generate.max_connections) == (2, 30, 3)
+        assert spec.model_base_url == "http://localhost:9"
+    # the leaderboard labels the agent with the settings that change its behaviour, not the operational ones
+    assert main(["leaderboard", str(logs), "--no-plots", "--bootstrap", "50"]) == 0
+    assert "| ecom/heuristic (max_tokens=64, temperature=0.3, top_p=0.9) | cart |" in capsys.readouterr().out
+
+
+def test_sweep_model_args_reach_the_provider(tmp_path, capsys):
+    """`-M` is repeatable and keeps commas; the scripted provider takes none, and says so by name."""
+    assert main(["sweep", "--model", "ecom/heuristic", "--envs", "cart", "--difficulties", "0", "--samples", "1",
+                 "--log-dir", str(tmp_path), "--catalog-size", str(TEST_CATALOG_SIZE), "-M", "stop=a,b",
+                 "-M", "effort=2", "--display", "lines"]) == 2
+    err = capsys.readouterr().err
+    assert "takes no model args, got: effort, stop" in err and "Traceback" not in err
+
+
 @pytest.mark.parametrize("argv,message", [
     (["sweep", "--envs", "cart", "--log-dir", "x"], "the following arguments are required: --model"),
     (["sweep", "--model", "ecom/oracle", "--log-dir", "x", "--difficulties", "12:0"], "difficulties must be"),
     (["sweep", "--model", "ecom/oracle", "--model", "ecom/oracle", "--log-dir", "x"], "named twice"),
     (["sweep", "--model", "ecom/oracle", "--envs", "C9", "--log-dir", "x"], "unknown environment 'C9'"),
     (["leaderboard", "/nonexistent/logs"], "log directory does not exist"),
+    (["sweep", "--model", "ecom/oracle", "--log-dir", "x", "-T", "strictt=false"],
+     "unknown parameter 'strictt' (did you mean 'strict'?) for task"),
+    (["sweep", "--model", "ecom/oracle", "--log-dir", "x", "-T", "samples=3"],
+     "-T samples: the sweep sets it with --samples"),
+    (["sweep", "--model", "ecom/oracle", "--log-dir", "x", "-T", "strict"], "-T takes KEY=VALUE, got 'strict'"),
+    (["sweep", "--model", "ecom/oracle", "--log-dir", "x", "-M", "a=1", "-M", "a=2"], "-M a is given twice"),
+    (["sweep", "--model", "ecom/oracle", "--envs", "cart", "--log-dir", "x", "-T", "strict=maybe"],
+     "strict must be true or false"),
 ])
 def test_bad_sweep_and_leaderboard_input_is_one_clear_error(argv, message, capsys):
     try:
@@ -160,6 +206,7 @@ def test_bad_sweep_and_leaderboard_input_is_one_clear_error(argv, message, capsy
         code = e.code
     err = capsys.readouterr().err
     assert code == 2 and message in err and "Traceback" not in err
+    assert len([line for line in err.splitlines() if "error:" in line]) == 1
 
 
 def test_leaderboard_of_a_folder_without_logs(tmp_path, capsys):
