@@ -135,6 +135,23 @@ def test_leaderboard_keeps_configurations_apart(tmp_path, capsys):
     assert set(table["strict"]) == {False} and set(table["catalog"]) == {"synthetic"}
 
 
+def test_logs_of_earlier_versions_read_their_configuration_from_task_args(tmp_path):
+    """Logs written before the tasks recorded catalog_size, catalog_seed and the customer are the same
+    configuration as new ones with those settings: a rerun of them still replaces rather than splits."""
+    from inspect_ai.log import list_eval_logs, read_eval_log, write_eval_log
+
+    _cart_logs(tmp_path / "old")
+    [info] = list_eval_logs(str(tmp_path / "old"))
+    log = read_eval_log(info)
+    for key in ("catalog_size", "catalog_seed", "user"):
+        del log.eval.metadata[key]
+    write_eval_log(log, str(tmp_path / "both" / "old.eval"))
+    _cart_logs(tmp_path / "both")
+    episodes = read_episodes(tmp_path / "both")
+    assert episodes.superseded == 2 and len(episodes.table) == 2
+    assert dict(episodes.config)["catalog_size"] == str(TEST_CATALOG_SIZE)
+
+
 @pytest.mark.parametrize("config,message", [
     (["strictness=true"], "unknown setting 'strictness'"),
     (["strict"], "--config takes SETTING=VALUE"),

@@ -71,8 +71,9 @@ def read_episodes(log_dir: str | Path, config: Mapping[str, str] | None = None) 
     raw = raw[raw["metadata_env"].notna()]
     raw = raw.merge(_log_settings(raw["log"]), on="log", how="left")
     chosen = select(set(raw["_config"]), config or {}, repr(str(log_dir)))
-    other_logs = int(raw.loc[raw["_config"] != chosen, "eval_id"].nunique())
-    raw = raw[raw["_config"] == chosen]
+    is_chosen = raw["_config"].map(lambda c: c == chosen)  # whole tuples compared, never element by element
+    other_logs = int(raw.loc[~is_chosen, "eval_id"].nunique())
+    raw = raw[is_chosen]
     scores = raw[[f"score_{p}" for p in SCORE_PARTS]].astype(float)
     errored = int(scores.isna().any(axis=1).sum())
     raw = raw[scores.notna().all(axis=1)]
