@@ -20,7 +20,7 @@ from ecom_bench.envs.policy.policies import read_rule
 from ecom_bench.envs.policy.user import POLICY_MISSING_SIGNALS
 from ecom_bench.runner import make_episode, run_policy
 from ecom_bench.users import UserAct
-from ecom_bench.world.policy import FAMILIES, OUTCOMES, SLOTS, _value, make_rule
+from ecom_bench.domains.policy.rules import FAMILIES, OUTCOMES, SLOTS, _value, make_rule
 
 
 def episode(context, d, index=0, seed=0, strict=True):

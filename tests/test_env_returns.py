@@ -11,7 +11,7 @@ from ecom_bench.agents.base import get_policy
 from ecom_bench.difficulty import Difficulty
 from ecom_bench.runner import make_episode, run_policy
 from ecom_bench.users import UserAct
-from ecom_bench.world.order_history import check_eligibility, find_order
+from ecom_bench.domains.orders.history import check_eligibility, find_order
 
 
 def episode(context, d, index=0, seed=0):
@@ -277,7 +277,7 @@ def test_group_products_are_distinct_rows_of_the_pool_sharing_the_brand_as_often
     import numpy as np
 
     from ecom_bench.catalog.lookups import catalog_lookups
-    from ecom_bench.world.order_history import _group_products
+    from ecom_bench.domains.orders.history import _group_products
 
     catalog = context.catalog
     index = catalog_lookups(catalog)

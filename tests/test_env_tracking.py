@@ -13,7 +13,7 @@ from ecom_bench.envs import get_env
 from ecom_bench.envs.base import new_world
 from ecom_bench.runner import make_episode, run_policy
 from ecom_bench.users import UserAct
-from ecom_bench.world.orders import OrderReference, OrderStatus, RefKind, matching_lines
+from ecom_bench.domains.orders.records import OrderReference, OrderStatus, RefKind, matching_lines
 
 
 def episode(context, d, index=0, seed=0):
@@ -202,7 +202,7 @@ def test_tracking_digits_are_the_digit_loop_draw_for_draw():
     """`random_digits` batches the Mersenne-Twister words: same digits, same RNG state after."""
     import random
 
-    from ecom_bench.world.order_history import random_digits
+    from ecom_bench.domains.orders.history import random_digits
 
     for seed in range(200):
         fast, slow = random.Random(seed), random.Random(seed)
@@ -214,7 +214,7 @@ def test_tracking_digits_are_the_digit_loop_draw_for_draw():
 def test_references_match_the_plain_definition(context):
     """`matching_lines` / `unique_references` read only the reference's leaf's lines: the same
     answers as checking every line of the account with `OrderReference.matches`."""
-    from ecom_bench.world.orders import ORDINALS, references_for, unique_references
+    from ecom_bench.domains.orders.records import ORDINALS, references_for, unique_references
 
     for d in (0, 6, 12):
         for i in range(4):

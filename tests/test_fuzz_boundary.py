@@ -457,7 +457,7 @@ def test_search_filters_extreme_numbers(field, value, ok):
 @pytest.mark.parametrize("answer", ["-5", "-0", "0", "0.0", "9" * 200, "1,000,000,000,000,000", "nan", "inf",
                                     "1e999", "$-12.50", "   ", "😀", "\x00", "9" * 1000, "9" * 1001])
 def test_policy_answers_keep_the_reward_finite(answer):
-    from ecom_bench.world.tools.policy import MAX_ANSWER_CHARS
+    from ecom_bench.domains.policy.tools import MAX_ANSWER_CHARS
 
     ep = fresh("policy", strict=True)
     out = ep.call_tool("answer_policy_question", {"answer": answer})

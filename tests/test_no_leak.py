@@ -130,7 +130,7 @@ def _slot_phrases(task) -> tuple[dict[str, list[str]], list[str]]:  # noqa: ANN0
             slots["variant"] = [f"the {g.new_variant_value} one"]
     elif env == "policy":
         from ecom_bench.users import render
-        from ecom_bench.world.policy import SLOTS
+        from ecom_bench.domains.policy.rules import SLOTS
 
         slots = {k: [render(SLOTS[k].say(g.situation[k]))] for k in g.slots}
     elif env == "bundle":
@@ -171,7 +171,7 @@ class Scan:
                 self.never_user += [(t.intent, g.status), (t.intent, g.status.replace("_", " "))]
             if t.env == "policy":
                 from ecom_bench.users import render
-                from ecom_bench.world.policy import SLOTS
+                from ecom_bench.domains.policy.rules import SLOTS
 
                 facts = [render(SLOTS[k].say(v)) for k, v in g.situation.items()]
                 self.policy_answers.append((g.answer_text(), facts))

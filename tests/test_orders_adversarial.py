@@ -27,7 +27,7 @@ from datetime import timedelta
 import pytest
 
 from ecom_bench.runner import make_episode
-from ecom_bench.world.orders import Order, OrderLine, OrderStatus
+from ecom_bench.domains.orders.records import Order, OrderLine, OrderStatus
 
 ORDER_ID = re.compile(r"\bORD-\d{6}\b")
 #: What the red team counted as a recent order (the old background is 45+ days old).

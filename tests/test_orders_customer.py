@@ -10,8 +10,8 @@ import pytest
 from conftest import questions
 from ecom_bench.runner import make_episode
 from ecom_bench.users import UserAct
-from ecom_bench.world.order_history import find_order
-from ecom_bench.world.orders import ORDINALS, OrderReference, RefKind, matching_lines
+from ecom_bench.domains.orders.history import find_order
+from ecom_bench.domains.orders.records import ORDINALS, OrderReference, RefKind, matching_lines
 
 #: Which slot each dev intent asks about (returns).
 RETURNS_INTENTS = {"which_order": "order", "which_item": "item", "return_reason": "reason",

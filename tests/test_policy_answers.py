@@ -20,8 +20,8 @@ from ecom_bench.envs.policy.goal import PolicyGoal
 from ecom_bench.envs.policy.policies import FINAL, PolicyOracle
 from ecom_bench.episode import MAX_FAILED_FINALS_PER_TURN
 from ecom_bench.runner import make_episode, run_policy
-from ecom_bench.world.policy import FAMILIES, SLOTS, PolicyQuestion, fmt_quantity
-from ecom_bench.world.tools.policy_answer import AnswerRefused, read_policy_answer
+from ecom_bench.domains.policy.rules import FAMILIES, SLOTS, PolicyQuestion, fmt_quantity
+from ecom_bench.domains.policy.answers import AnswerRefused, read_policy_answer
 
 HELD_OUT = Path(__file__).parent / "data" / "honest_policy_phrasings.json"
 #: One family per kind of answer: the reading depends on the unit and the outcomes, not the topic.

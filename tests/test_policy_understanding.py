@@ -30,7 +30,7 @@ from ecom_bench.envs.policy.questions import RIVALS, read_question
 from ecom_bench.envs.policy.user import NOT_SURE, STILL_WAITING, THANKS, PolicyUser
 from ecom_bench.runner import make_episode, run_policy
 from ecom_bench.users import Disclosure, UserAct, UserMessage
-from ecom_bench.world.policy import SLOTS
+from ecom_bench.domains.policy.rules import SLOTS
 from plain_policy_agent import PlainJourneyHeuristic, PlainPolicyHeuristic
 from policy_dev_phrasings import CHECK_INS, COMPOUND, GENERAL, QUESTIONS, UNRELATED
 

@@ -17,8 +17,8 @@ from ecom_bench.catalog import Catalog, Product, Variant
 from ecom_bench.catalog.lookups import RowProducts, catalog_lookups, rows_of
 from ecom_bench._seeding import seeded_rng
 from ecom_bench.difficulty import Difficulty
-from ecom_bench.world.orders import Order, ReturnRecord
-from ecom_bench.world.policy import PolicyKB
+from ecom_bench.domains.orders.records import Order, ReturnRecord
+from ecom_bench.domains.policy.rules import PolicyKB
 
 DomainState = TypeVar("DomainState")
 

@@ -73,8 +73,8 @@ def unbudgeted_tools() -> frozenset[str]:
     from ecom_bench.world.tools.bundle import BundleTools
     from ecom_bench.world.tools.cart import CartTools
     from ecom_bench.world.tools.catalog import CatalogTools
-    from ecom_bench.world.tools.orders import OrderTools
-    from ecom_bench.world.tools.policy import PolicyTools
+    from ecom_bench.domains.orders.tools import OrderTools
+    from ecom_bench.domains.policy.tools import PolicyTools
     from ecom_bench.world.tools.recommend import RecommendTools
 
     kit = compose_toolkit((CatalogTools, CartTools, OrderTools, PolicyTools, RecommendTools, BundleTools))

@@ -1,6 +1,6 @@
 """E_POLICY: answer a deterministic question on store policy.
 
-The world's policy KB (`ecom_bench.world.policy`) holds a generated target rule with
+The world's policy KB (`ecom_bench.domains.policy.rules`) holds a generated target rule with
 B_branch(d) = 1+⌊d/3⌋ clauses (growing without cap: every clause changes the answer)
 among look-alikes and other topics. Every numeric answer scales with one of the
 customer's own amounts (a rate per lb of package weight, per dollar of the item price,
@@ -24,7 +24,7 @@ from ecom_bench.envs.policy.policies import PolicyHeuristic, PolicyOracle, Polic
 from ecom_bench.envs.policy.verifier import verify_policy
 from ecom_bench.envs.policy.goal import PolicyGoal
 from ecom_bench.envs.policy.user import PolicyUser
-from ecom_bench.world.tools.policy import PolicyTools
+from ecom_bench.domains.policy.tools import PolicyTools
 from ecom_bench.envs.policy.generator import POLICY_AXES
 from ecom_bench.world import World
 from ecom_bench.world._tooling import ToolBase

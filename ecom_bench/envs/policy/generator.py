@@ -29,7 +29,7 @@ from ecom_bench.envs.policy.goal import PolicyGoal
 from ecom_bench.envs.policy.user import PolicyUser
 from ecom_bench.users.base import Disclosure
 from ecom_bench.world import World
-from ecom_bench.world.policy import FAMILIES, SLOTS, Family, PolicyKB, PolicyQuestion, make_rule
+from ecom_bench.domains.policy.rules import FAMILIES, SLOTS, Family, PolicyKB, PolicyQuestion, make_rule
 
 #: Share of questions with a categorical answer (the rest are amounts, days or months) ...
 P_CATEGORICAL = 0.1

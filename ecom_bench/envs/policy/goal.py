@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
-from ecom_bench.world.policy import fmt_quantity
+from ecom_bench.domains.policy.rules import fmt_quantity
 
 
 @dataclass(frozen=True)

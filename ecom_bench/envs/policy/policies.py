@@ -24,7 +24,7 @@ from typing import Any
 from ecom_bench._seeding import derive_seed, seeded_rng
 from ecom_bench.conversation import AgentAction, EpisodeStatus, Message, ToolCallRequest, tool_results
 from ecom_bench.world._tooling import MAX_QUERY_CHARS
-from ecom_bench.world.policy import SLOTS, tokens
+from ecom_bench.domains.policy.rules import SLOTS, tokens
 
 SEARCH_TOOLS = ("policy_search", "policy_get")
 FINAL = "answer_policy_question"

@@ -16,7 +16,7 @@ from ecom_bench.envs.base import SubTask, Verdict
 from ecom_bench.envs.policy.goal import PolicyGoal, ratio_reward
 from ecom_bench.world import World
 from ecom_bench.world.state import FinalAnswer
-from ecom_bench.world.tools.policy_answer import format_amount
+from ecom_bench.domains.policy.answers import format_amount
 
 SUCCESS_THRESHOLD = 0.95
 

@@ -30,8 +30,8 @@ from ecom_bench.users import UserAct, UserMessage, is_request, render, says, top
 from ecom_bench.users.understanding import is_check_in
 from ecom_bench.users.base import Disclosure
 from ecom_bench.world import World
-from ecom_bench.world.order_history import returns_of
-from ecom_bench.world.orders import RefKind, ReturnRecord
+from ecom_bench.domains.orders.history import returns_of
+from ecom_bench.domains.orders.records import RefKind, ReturnRecord
 
 REASON_PHRASES = {
     "defective": ("It stopped working after a few days.", "It's defective: it doesn't work properly."),

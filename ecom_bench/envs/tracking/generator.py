@@ -27,8 +27,8 @@ from ecom_bench.envs.tracking.references import (
 from ecom_bench.envs.tracking.user import TrackingUser
 from ecom_bench.users.base import Disclosure
 from ecom_bench.world import World
-from ecom_bench.world.order_history import STATUS_AGE_DAYS, GroupProcess, MemberPlan, build_order_history
-from ecom_bench.world.orders import OrderReference, OrderStatus, RefKind
+from ecom_bench.domains.orders.history import STATUS_AGE_DAYS, GroupProcess, MemberPlan, build_order_history
+from ecom_bench.domains.orders.records import OrderReference, OrderStatus, RefKind
 
 #: Status weights of every group order (orders in motion are what customers ask about most).
 STATUS_WEIGHTS = {OrderStatus.CONFIRMED: 1.0, OrderStatus.SHIPPED: 1.0, OrderStatus.IN_TRANSIT: 1.5,

@@ -1,6 +1,6 @@
 """How a customer refers to one of their orders, shared by E_TRACK and E_RETURN users.
 
-A reference is an `OrderReference` (world.orders) picked at build time among those
+A reference is an `OrderReference` (domains.orders) picked at build time among those
 that match exactly one order line of the whole account; this module only phrases it
 and holds what both customers share on top of `users.Customer`: how they react to
 order ids the agent names, and a second description when asked again.
@@ -18,7 +18,7 @@ from ecom_bench.envs.base import EnvAxis
 from ecom_bench.users import Customer, UserAct, UserMessage, is_request, render
 from ecom_bench.users.base import Disclosure
 from ecom_bench.world import World
-from ecom_bench.world.orders import (
+from ecom_bench.domains.orders.records import (
     Order,
     OrderLine,
     OrderReference,

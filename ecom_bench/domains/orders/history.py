@@ -1,6 +1,6 @@
 """A customer's order history inside one `World`: look-ups, the return check, the generator.
 
-The records and the store's rules are `world/orders.py`; this module reads and writes a
+The records and the store's rules are `domains/orders/records.py`; this module reads and writes a
 world's `orders` and `returns`: finding an order or a line's returns, the return rule
 applied at `world.now` (`check_eligibility`), and `build_order_history`, the one generator
 of look-alike histories that E_TRACK, E_RETURN and E_JOURNEY share.
@@ -18,7 +18,7 @@ import numpy as np
 
 from ecom_bench.catalog import Catalog, CatalogTooSparse, draws
 from ecom_bench.catalog.lookups import catalog_lookups
-from ecom_bench.world.orders import (
+from ecom_bench.domains.orders.records import (
     DEFAULT_RETURN_WINDOW_DAYS,
     Order,
     OrderLine,
@@ -64,7 +64,7 @@ class Eligibility:
 
 
 def check_eligibility(world: World, order: Order, line: OrderLine) -> Eligibility:
-    """The store's return rule (`world/orders.py`) for one order line at `world.now`."""
+    """The store's return rule (`domains/orders/records.py`) for one order line at `world.now`."""
     product = world.product(line.product_id)
     window = return_window_days(product) if product is not None else DEFAULT_RETURN_WINDOW_DAYS
     title = product.title if product else line.product_id

@@ -1,4 +1,4 @@
-"""Order, tracking and return tools (E_TRACK, E_RETURN), over `ecom_bench.world.orders`.
+"""Order, tracking and return tools (E_TRACK, E_RETURN), over `ecom_bench.domains.orders.records`.
 
 The store's rules (return windows, eligibility, fees) live in `world.orders` and
 `world.order_history`, so the tools enforce exactly what the verifiers score.
@@ -10,8 +10,8 @@ from typing import Any
 
 from ecom_bench.catalog.naming import short_name, short_name_at
 from ecom_bench.world._tooling import ToolBase, ToolError, _json, tool_method
-from ecom_bench.world.order_history import check_eligibility, find_order, next_return_id, returns_of
-from ecom_bench.world.orders import (
+from ecom_bench.domains.orders.history import check_eligibility, find_order, next_return_id, returns_of
+from ecom_bench.domains.orders.records import (
     REASON_DESCRIPTIONS,
     RETURN_FEES,
     SELLER_FAULT_REASONS,

@@ -10,8 +10,8 @@ a range) is refused with the reason, and the agent answers again.
 from __future__ import annotations
 
 from ecom_bench.world._tooling import MAX_QUERY_CHARS, ToolBase, ToolError, _json, tool_method
-from ecom_bench.world.policy import PolicyKB, PolicyQuestion, PolicyRule
-from ecom_bench.world.tools.policy_answer import AnswerRefused, read_policy_answer
+from ecom_bench.domains.policy.rules import PolicyKB, PolicyQuestion, PolicyRule
+from ecom_bench.domains.policy.answers import AnswerRefused, read_policy_answer
 
 MAX_ANSWER_CHARS = 1000
 

@@ -1,6 +1,6 @@
 """The customer's orders and returns: data model, store rules, references.
 
-E_TRACK, E_RETURN and E_JOURNEY share this module and `world/order_history.py` (the
+E_TRACK, E_RETURN and E_JOURNEY share this module and `domains/orders/history.py` (the
 look-ups, the return check and the generator over one `World`), so a tracking target, a
 return target and their look-alikes are built the same way, and the tools, the users and
 the verifiers read the same objects (docs/design.md §Upstream pitfalls, 3: nothing is rebuilt).
