@@ -45,6 +45,7 @@ import pytest
 
 from ecom_bench.agents import Message, get_policy
 from ecom_bench.agents.adversarial import ADVERSARIAL_NAMES
+from ecom_bench.domains.policy.rulebook import Rulebook
 from ecom_bench.envs import ENVIRONMENTS
 from ecom_bench.runner import make_episode
 
@@ -241,8 +242,7 @@ class Scan:
         self._weights(f"{name} result", text)
         if self.policy_answers:
             rest = text
-            kb = self.world.policy_kb
-            docs = [r.document() for r in kb.rules.values()] if kb is not None else []
+            docs = [r.document() for r in self.world.state(Rulebook).rules.values()]
             data = _json(text)
             if data is not None:
                 rest = json.dumps([r for r in _records(data) if r not in docs], ensure_ascii=False)

@@ -1,6 +1,6 @@
 """E_POLICY: answer a deterministic question on store policy.
 
-The world's policy KB (`ecom_bench.domains.policy.rules`) holds a generated target rule with
+The world's rule book (`ecom_bench.domains.policy`) holds a generated target rule with
 B_branch(d) = 1+⌊d/3⌋ clauses (growing without cap: every clause changes the answer)
 among look-alikes and other topics. Every numeric answer scales with one of the
 customer's own amounts (a rate per lb of package weight, per dollar of the item price,

@@ -35,16 +35,17 @@ from ecom_bench.envs.tracking.references import (
 )
 from ecom_bench.users.base import Disclosure
 from ecom_bench.world import World
-from ecom_bench.domains.orders.history import GroupProcess, MemberPlan, build_order_history, check_eligibility
+from ecom_bench.domains.orders.eligibility import check_eligibility
+from ecom_bench.domains.orders.history import GroupProcess, MemberPlan, build_order_history
 from ecom_bench.domains.orders.records import (
     OrderStatus,
     DEFAULT_RETURN_WINDOW_DAYS,
     RETURN_WINDOW_DAYS,
-    RefKind,
     ReturnMethod,
     ReturnReason,
     return_window_days,
 )
+from ecom_bench.domains.orders.references import RefKind
 from ecom_bench.world.state import in_stock_mask
 
 EDGES = ("last_day", "day_before_last", "day_after_last", "final_sale", "already_returned")
