@@ -14,7 +14,7 @@ import zlib
 
 from ecom_bench.conversation import Policy
 from ecom_bench.envs.journey import policies as journey_policies
-from ecom_bench.envs.policy.policies import PolicyHeuristic
+from ecom_bench.envs.policy.agents import PolicyHeuristic
 
 #: Plain questions per fact: no slot label, the way a person asks (dev set).
 PLAIN_QUESTIONS: dict[str, tuple[str, ...]] = {

@@ -10,7 +10,7 @@ from ecom_bench.domains.orders.book import OrderBook
 from ecom_bench.envs import get_env
 from ecom_bench.envs.journey import journey_length, journey_members
 from ecom_bench.envs.journey.goal import request_opening
-from ecom_bench.envs.journey.policies import classify_request
+from ecom_bench.envs.journey.agents import classify_request
 from ecom_bench.runner import make_episode, run_policy
 from ecom_bench.users import UserAct
 

@@ -17,7 +17,7 @@ from ecom_bench.domains.policy.rulebook import Rulebook
 from ecom_bench.envs import get_env
 from ecom_bench.envs.base import new_world
 from ecom_bench.envs.policy.goal import PolicyGoal, ratio_reward
-from ecom_bench.envs.policy.policies import read_rule
+from ecom_bench.envs.policy.agents import read_rule
 from ecom_bench.envs.policy.user import POLICY_MISSING_SIGNALS
 from ecom_bench.runner import make_episode, run_policy
 from ecom_bench.users import UserAct

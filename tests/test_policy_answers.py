@@ -18,7 +18,7 @@ import pytest
 from ecom_bench.agents import AgentAction, ToolCallRequest, get_policy
 from ecom_bench.domains.policy.rulebook import Rulebook
 from ecom_bench.envs.policy.goal import PolicyGoal
-from ecom_bench.envs.policy.policies import FINAL, PolicyOracle
+from ecom_bench.envs.policy.agents import FINAL, PolicyOracle
 from ecom_bench.episode import MAX_FAILED_FINALS_PER_TURN
 from ecom_bench.runner import make_episode, run_policy
 from ecom_bench.domains.policy.rules import FAMILIES, SLOTS, PolicyQuestion, fmt_quantity

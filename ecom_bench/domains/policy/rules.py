@@ -306,7 +306,7 @@ FAMILIES: dict[str, Family] = {f.key: f for f in (
                      "parts only", "not covered", "exchange at store")),
 )}
 
-#: Every categorical answer option of the store's policies (what a final answer may name).
+#: Every categorical answer option of the store's rules (what a final answer may name).
 OUTCOMES: tuple[str, ...] = tuple(dict.fromkeys(o for f in FAMILIES.values() for o in f.outcomes))
 
 

@@ -34,7 +34,7 @@ from typing import ClassVar
 from ecom_bench.difficulty import Difficulty
 from ecom_bench.envs.base import EnvAxis, Environment, JourneyRole, SubTask, Verdict, budget_turns
 from ecom_bench.envs.returns.generator import build_returns
-from ecom_bench.envs.returns.policies import ReturnsHeuristic, ReturnsOracle, ReturnsRandom
+from ecom_bench.envs.returns.agents import ReturnsHeuristic, ReturnsOracle, ReturnsRandom
 from ecom_bench.envs.returns.verifier import verify_returns
 from ecom_bench.envs.tracking.references import lookup_calls
 from ecom_bench.envs.returns.goal import ReturnsGoal

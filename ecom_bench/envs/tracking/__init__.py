@@ -32,7 +32,7 @@ from typing import ClassVar
 from ecom_bench.difficulty import Difficulty
 from ecom_bench.envs.base import EnvAxis, Environment, JourneyRole, SubTask, Verdict, budget_turns
 from ecom_bench.envs.tracking.generator import build_tracking
-from ecom_bench.envs.tracking.policies import TrackingHeuristic, TrackingOracle, TrackingRandom
+from ecom_bench.envs.tracking.agents import TrackingHeuristic, TrackingOracle, TrackingRandom
 from ecom_bench.envs.tracking.references import lookup_calls
 from ecom_bench.envs.tracking.verifier import verify_tracking
 from ecom_bench.envs.tracking.goal import TrackingGoal
