@@ -25,6 +25,7 @@ from pathlib import Path
 import pytest
 
 from ecom_bench.agents import get_policy
+from ecom_bench.envs import get_env
 from ecom_bench.envs.policy.goal import PolicyGoal
 from ecom_bench.envs.policy.questions import RIVALS, read_question
 from ecom_bench.envs.policy.user import NOT_SURE, STILL_WAITING, THANKS, PolicyUser
@@ -231,7 +232,7 @@ def test_the_plain_spoken_journey_heuristic_does_as_well_on_its_policy_requests(
                 return sum(done) / len(done)
         raise AssertionError("unreachable")
 
-    slot_words, plain = policy_success(get_policy("journey", "heuristic")), policy_success(PlainJourneyHeuristic())
+    slot_words, plain = policy_success(get_policy("journey", "heuristic")), policy_success(PlainJourneyHeuristic(get_env("journey").chained))
     assert plain >= slot_words - 0.05, f"d={d}: plain {plain:.3f} vs slot words {slot_words:.3f}"
 
 
