@@ -41,8 +41,8 @@ _EXPORTS: dict[str, str] = {
     "ToolBase": "ecom_bench.world._tooling",
     "CatalogTools": "ecom_bench.world.tools.catalog",
     "CartTools": "ecom_bench.world.tools.cart",
-    "OrderTools": "ecom_bench.world.tools.orders",
-    "PolicyTools": "ecom_bench.world.tools.policy",
+    "OrderTools": "ecom_bench.domains.orders.tools",
+    "PolicyTools": "ecom_bench.domains.policy.tools",
     "RecommendTools": "ecom_bench.world.tools.recommend",
     "BundleTools": "ecom_bench.world.tools.bundle",
     "register_env": "ecom_bench.envs",
@@ -106,7 +106,7 @@ if TYPE_CHECKING:
     from ecom_bench.world.tools.bundle import BundleTools
     from ecom_bench.world.tools.cart import CartTools
     from ecom_bench.world.tools.catalog import CatalogTools
-    from ecom_bench.world.tools.orders import OrderTools
-    from ecom_bench.world.tools.policy import PolicyTools
+    from ecom_bench.domains.orders.tools import OrderTools
+    from ecom_bench.domains.policy.tools import PolicyTools
     from ecom_bench.world.tools.recommend import RecommendTools
     from ecom_bench.world.state import World

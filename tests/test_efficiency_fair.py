@@ -14,7 +14,7 @@ import pytest
 from ecom_bench.agents.base import get_policy
 from ecom_bench.rewards import compose, efficiency
 from ecom_bench.runner import make_episode, run_policy
-from ecom_bench.world.order_history import find_order
+from ecom_bench.domains.orders.book import find_order
 
 ENVS = ("cart", "discovery", "substitution", "returns", "tracking", "policy", "bundle", "journey")
 

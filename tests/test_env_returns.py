@@ -11,7 +11,8 @@ from ecom_bench.agents.base import get_policy
 from ecom_bench.difficulty import Difficulty
 from ecom_bench.runner import make_episode, run_policy
 from ecom_bench.users import UserAct
-from ecom_bench.world.order_history import check_eligibility, find_order
+from ecom_bench.domains.orders.book import find_order, OrderBook
+from ecom_bench.domains.orders.eligibility import check_eligibility
 
 
 def episode(context, d, index=0, seed=0):
@@ -64,8 +65,8 @@ def test_history_follows_h_orders(context):
         ep = episode(context, d)
         g, order, line = _target(ep)
         assert g.n_recent == Difficulty.from_level(d).n_orders
-        leaf_orders = [o for o in ep.world.orders for ln in o.lines if ep.world.product(ln.product_id).leaf_category == g.leaf]
-        assert len(leaf_orders) == g.n_recent and len(ep.world.orders) >= 30
+        leaf_orders = [o for o in ep.world.state(OrderBook).orders for ln in o.lines if ep.world.product(ln.product_id).leaf_category == g.leaf]
+        assert len(leaf_orders) == g.n_recent and len(ep.world.state(OrderBook).orders) >= 30
 
 
 def test_edge_cases_follow_p_edge_and_the_store_rule(context):
@@ -103,7 +104,7 @@ def test_window_boundary_is_inclusive(context):
     assert not e.eligible and f"{window}-day return window ended" in e.reason
     out = ep.call_tool("return_initiate", {"order_id": g.order_id, "line_id": g.line_id, "reason": "defective",
                                            "method": "mail"})
-    assert out.error and "cannot be returned or exchanged" in out.text and not [r for r in ep.world.returns if r.intent is not None]
+    assert out.error and "cannot be returned or exchanged" in out.text and not [r for r in ep.world.state(OrderBook).returns if r.intent is not None]
 
 
 def test_ineligible_target_wants_not_eligible(context):
@@ -119,7 +120,7 @@ def test_ineligible_target_wants_not_eligible(context):
 def test_wrong_line_return_is_penalised_and_corrected(context):
     ep = _find(context, 4, lambda e: e.problem.goal.kind == "return" and e.problem.goal.replacement is None)
     g = ep.problem.goal
-    other = next(o for o in ep.world.orders if o.order_id != g.order_id and o.status.value == "delivered"
+    other = next(o for o in ep.world.state(OrderBook).orders if o.order_id != g.order_id and o.status.value == "delivered"
                  and check_eligibility(ep.world, o, o.lines[0]).eligible)
     ep.call_tool("order_get", {"order_id": other.order_id})
     out = ep.call_tool("return_initiate", {"order_id": other.order_id, "line_id": other.lines[0].line_id,
@@ -216,7 +217,7 @@ def test_exchange_needs_the_wanted_variant(context):
 def test_tool_errors_are_readable(context):
     ep = episode(context, 14)  # B_tool = 8: room for every bad call in one turn
     g = ep.problem.goal
-    before = list(ep.world.returns)  # returns made before the conversation (edge cases of any order)
+    before = list(ep.world.state(OrderBook).returns)  # returns made before the conversation (edge cases of any order)
     cases = [
         ("order_get", {"order_id": "ORD-000000"}, "No order with id 'ORD-000000'"),
         ("return_check_eligibility", {"order_id": g.order_id, "line_id": "ORD-000000-L1"}, "is not part of order"),
@@ -230,7 +231,7 @@ def test_tool_errors_are_readable(context):
     for name, args, message in cases:
         out = ep.call_tool(name, args)
         assert out.error and message in out.text, out.text
-    assert not ep.done and ep.world.returns == before
+    assert not ep.done and ep.world.state(OrderBook).returns == before
 
 
 def test_already_returned_line_is_refused(context):
@@ -277,7 +278,7 @@ def test_group_products_are_distinct_rows_of_the_pool_sharing_the_brand_as_often
     import numpy as np
 
     from ecom_bench.catalog.lookups import catalog_lookups
-    from ecom_bench.world.order_history import _group_products
+    from ecom_bench.domains.orders.history import _group_products
 
     catalog = context.catalog
     index = catalog_lookups(catalog)

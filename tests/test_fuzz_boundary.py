@@ -20,6 +20,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conftest import TEST_SPEC, examples
+from ecom_bench.domains.orders.book import OrderBook
+from ecom_bench.domains.policy.rulebook import Rulebook
 from ecom_bench.envs import ENVIRONMENTS, get_env
 from ecom_bench.envs.context import load_context
 from ecom_bench.episode import MAX_REFUSED_CALLS_PER_TURN, Episode, ToolOutcome
@@ -62,10 +64,9 @@ def world_ids(ep: Episode) -> list[str]:
         p = w.product(visit.product_id)
         if p is not None:
             ids += [p.id, *(v.id for v in p.variants[:2])]
-    for o in w.orders[:3]:
+    for o in w.state(OrderBook).orders[:3]:
         ids += [o.order_id, *(ln.line_id for ln in o.lines[:2]), *(ln.product_id for ln in o.lines[:1])]
-    if w.policy_kb is not None:
-        ids += list(w.policy_kb.rules)[:3]
+    ids += list(w.state(Rulebook).rules)[:3]
     return ids or [next(iter(w.catalog)).id]
 
 
@@ -457,7 +458,7 @@ def test_search_filters_extreme_numbers(field, value, ok):
 @pytest.mark.parametrize("answer", ["-5", "-0", "0", "0.0", "9" * 200, "1,000,000,000,000,000", "nan", "inf",
                                     "1e999", "$-12.50", "   ", "😀", "\x00", "9" * 1000, "9" * 1001])
 def test_policy_answers_keep_the_reward_finite(answer):
-    from ecom_bench.world.tools.policy import MAX_ANSWER_CHARS
+    from ecom_bench.domains.policy.tools import MAX_ANSWER_CHARS
 
     ep = fresh("policy", strict=True)
     out = ep.call_tool("answer_policy_question", {"answer": answer})

@@ -9,8 +9,11 @@ run when a module is imported (module level, not under TYPE_CHECKING), through e
 modules; fresh interpreters confirm it and catch what a graph cannot see (a package read while
 it is still initialising, a heavy library pulled in by a third-party one).
 
-Layers, bottom up: catalog/ < world/, users/ < envs/ < agents/. The core is everything but the
-fronts (FRONTS); the fronts sit on top of it, and nothing in the core imports them.
+Layers, bottom up: catalog/ < world/ < domains/ < envs/ < agents/, with users/ over world/ and
+domains/ (a customer may read a domain's records; no domain reads a customer). The shopping core
+(world/) knows no domain: each domain keeps its state in the world through `World.state`. The
+core is everything but the fronts (FRONTS); the fronts sit on top of it, and nothing in the core
+imports them.
 """
 
 from __future__ import annotations
@@ -39,8 +42,9 @@ FRONTS = ("tasks", "scorers", "providers", "_registry", "training", "leaderboard
 HEAVY = ("inspect_ai", "trl", "ray", "openenv", "transformers", "torch", "sentence_transformers", "accelerate")
 #: (lower, higher): nothing in `lower` imports anything in `higher`, directly or through other modules.
 LAYERS = (
-    ("catalog", "world"), ("catalog", "users"), ("catalog", "envs"), ("catalog", "agents"),
-    ("world", "envs"), ("world", "agents"),
+    ("catalog", "world"), ("catalog", "domains"), ("catalog", "users"), ("catalog", "envs"), ("catalog", "agents"),
+    ("world", "domains"), ("world", "users"), ("world", "envs"), ("world", "agents"),
+    ("domains", "users"), ("domains", "envs"), ("domains", "agents"),
     ("users", "envs"), ("users", "agents"),
     ("envs", "agents"),  # env policies speak `ecom_bench.conversation`; the registry over them is agents/
 )

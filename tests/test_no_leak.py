@@ -45,6 +45,7 @@ import pytest
 
 from ecom_bench.agents import Message, get_policy
 from ecom_bench.agents.adversarial import ADVERSARIAL_NAMES
+from ecom_bench.domains.policy.rulebook import Rulebook
 from ecom_bench.envs import ENVIRONMENTS
 from ecom_bench.runner import make_episode
 
@@ -130,7 +131,7 @@ def _slot_phrases(task) -> tuple[dict[str, list[str]], list[str]]:  # noqa: ANN0
             slots["variant"] = [f"the {g.new_variant_value} one"]
     elif env == "policy":
         from ecom_bench.users import render
-        from ecom_bench.world.policy import SLOTS
+        from ecom_bench.domains.policy.rules import SLOTS
 
         slots = {k: [render(SLOTS[k].say(g.situation[k]))] for k in g.slots}
     elif env == "bundle":
@@ -171,7 +172,7 @@ class Scan:
                 self.never_user += [(t.intent, g.status), (t.intent, g.status.replace("_", " "))]
             if t.env == "policy":
                 from ecom_bench.users import render
-                from ecom_bench.world.policy import SLOTS
+                from ecom_bench.domains.policy.rules import SLOTS
 
                 facts = [render(SLOTS[k].say(v)) for k, v in g.situation.items()]
                 self.policy_answers.append((g.answer_text(), facts))
@@ -241,8 +242,7 @@ class Scan:
         self._weights(f"{name} result", text)
         if self.policy_answers:
             rest = text
-            kb = self.world.policy_kb
-            docs = [r.document() for r in kb.rules.values()] if kb is not None else []
+            docs = [r.document() for r in self.world.state(Rulebook).rules.values()]
             data = _json(text)
             if data is not None:
                 rest = json.dumps([r for r in _records(data) if r not in docs], ensure_ascii=False)

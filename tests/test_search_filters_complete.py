@@ -30,8 +30,8 @@ from ecom_bench.conversation import tool_results
 from ecom_bench.catalog.search import SearchFilters
 from ecom_bench.world.state import in_stock_mask
 from ecom_bench.envs._ranking import requested_k, satisfaction_matrix
-from ecom_bench.envs.discovery.policies import RankingHeuristic, Wants
-from ecom_bench.envs.substitution.policies import SubstitutionHeuristic
+from ecom_bench.envs.discovery.agents import RankingHeuristic, Wants
+from ecom_bench.envs.substitution.agents import SubstitutionHeuristic
 
 
 def filtered_search(wants: Wants, category: str | None) -> dict[str, Any]:

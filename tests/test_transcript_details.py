@@ -74,7 +74,7 @@ def test_journey_heuristic_hands_a_misrouted_request_on_instead_of_repeating_its
     """Noise hid this bundle request's cue, so a cart answered it; the customer's follow-up names a list
     of things, and the heuristic hands the request to bundle instead of saying "That's done" until the
     customer leaves (pinned before: 50 turns, total -0.59)."""
-    from ecom_bench.envs.journey.policies import DONE_TEXT
+    from ecom_bench.envs.journey.agents import DONE_TEXT
 
     run = run_policy(make_episode("journey", 12, 0, 0, context=context), get_policy("journey", "heuristic"))
     said = [m.text for m in run.messages if m.role == "assistant" and not m.tool_calls]

@@ -35,7 +35,7 @@ kept small: `LISTING_TOOLS` (zero-argument tools that list what the account hold
 `ACT_TOOLS` (the writes that act on one retrieved item: cart_add, return_initiate), and
 asking the customer to pick among orders (all_variants, for answers naming an order).
 
-E_JOURNEY reuses the journey's delegation (`envs.journey.policies._Delegating`): each
+E_JOURNEY reuses the journey's delegation (`envs.journey.agents._Delegating`): each
 request's part of the conversation is handed to the same strategy for the env that
 `classify_request` reads from the customer's words.
 """
@@ -50,7 +50,7 @@ from functools import lru_cache
 from typing import Any
 
 from ecom_bench.conversation import AgentAction, EpisodeStatus, Message, ToolCallRequest, tool_results
-from ecom_bench.envs.journey.policies import _Delegating
+from ecom_bench.envs.journey.agents import _Delegating
 
 #: The adversarial strategies, by name (see the module docstring).
 ADVERSARIAL_NAMES: tuple[str, ...] = ("recommend_all", "all_variants", "answer_now", "invent_ids")

@@ -9,7 +9,7 @@ come from the customer's words (the customer's templates), asking once if missin
 from __future__ import annotations
 import re
 from datetime import date
-from ecom_bench.world.orders import RETURN_WINDOW_DAYS, DEFAULT_RETURN_WINDOW_DAYS
+from ecom_bench.domains.orders.records import RETURN_WINDOW_DAYS, DEFAULT_RETURN_WINDOW_DAYS
 from ecom_bench.envs.returns.user import REASON_PHRASES, METHOD_PHRASES
 from red_team.common import Conv
 

@@ -5,7 +5,7 @@ price·(1+δ), its leaf category, then brand / rating / ship days / attribute va
 user.py is the shopper (strategic omission with a signal that more is withheld,
 answers to any plain question, feedback on proposals that is no oracle and costs
 patience); verifier.py scores the list with the design's formula (docs/design.md) over a pool computed from
-the catalogue (`envs._ranking`); policies.py holds the scripted agents.
+the catalogue (`envs._ranking`); agents.py holds the scripted agents.
 
 Success is validity: every pick is in stock and meets every constraint, and the list
 has k picks (or every product that qualifies, when fewer do). Ranking by the hidden
@@ -26,7 +26,7 @@ from ecom_bench.difficulty import Difficulty
 from ecom_bench.envs._ranking import reference_turns
 from ecom_bench.envs.base import Environment, JourneyRole, SubTask, Verdict
 from ecom_bench.envs.discovery.generator import build_discovery
-from ecom_bench.envs.discovery.policies import DISCOVERY_POLICIES
+from ecom_bench.envs.discovery.agents import DISCOVERY_POLICIES
 from ecom_bench.envs.discovery.verifier import verify_discovery
 from ecom_bench.envs.discovery.goal import DiscoveryGoal
 from ecom_bench.envs.discovery.user import DiscoveryUser

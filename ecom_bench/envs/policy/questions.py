@@ -27,7 +27,7 @@ import re
 from dataclasses import dataclass
 
 from ecom_bench.users.understanding import Paraphrases, content_words, is_check_in, request_parts
-from ecom_bench.world.policy import SLOTS
+from ecom_bench.domains.policy.rules import SLOTS
 
 #: When something happened ("how long ago", "how many days", "when", "date") ...
 _TIME = (r"(?:when(?! (?:you|it|i|we|they)\b)|(?:tell me|know|ask|share|confirm|remember|recall|say|wondering|"

@@ -12,20 +12,21 @@ from __future__ import annotations
 
 from typing import Any
 
+from ecom_bench.domains.policy.rulebook import Rulebook
 from ecom_bench.envs.base import SubTask, Verdict
 from ecom_bench.envs.policy.goal import PolicyGoal, ratio_reward
 from ecom_bench.world import World
 from ecom_bench.world.state import FinalAnswer
-from ecom_bench.world.tools.policy_answer import format_amount
+from ecom_bench.domains.policy.answers import format_amount
 
 SUCCESS_THRESHOLD = 0.95
 
 
 def verify_policy(task: SubTask, world: World, answer: FinalAnswer | None) -> Verdict:
     goal: PolicyGoal = task.goal
-    rule = world.policy_kb.get(goal.rule_id) if world.policy_kb is not None else None
+    rule = world.state(Rulebook).get(goal.rule_id)
     if rule is None:
-        raise RuntimeError(f"policy rule {goal.rule_id} is missing from the world's KB")
+        raise RuntimeError(f"policy rule {goal.rule_id} is missing from the world's rule book")
     expected = rule.compute(goal.situation)
     if expected != goal.answer:
         raise RuntimeError(f"rule {goal.rule_id} computes {expected!r}, the goal says {goal.answer!r}")

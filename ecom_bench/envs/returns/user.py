@@ -30,8 +30,9 @@ from ecom_bench.users import UserAct, UserMessage, is_request, render, says, top
 from ecom_bench.users.understanding import is_check_in
 from ecom_bench.users.base import Disclosure
 from ecom_bench.world import World
-from ecom_bench.world.order_history import returns_of
-from ecom_bench.world.orders import RefKind, ReturnRecord
+from ecom_bench.domains.orders.book import OrderBook, returns_of
+from ecom_bench.domains.orders.records import ReturnRecord
+from ecom_bench.domains.orders.references import RefKind
 
 REASON_PHRASES = {
     "defective": ("It stopped working after a few days.", "It's defective: it doesn't work properly."),
@@ -182,7 +183,7 @@ class ReturnsUser(OrderUserBase):
         rng = self.next_reply_rng()
         if last_turn:
             return self.quit(rng)
-        wrong = [r for r in world.returns if r.intent == self.intent and r.line_id != self.goal.line_id
+        wrong = [r for r in world.state(OrderBook).returns if r.intent == self.intent and r.line_id != self.goal.line_id
                  and r.return_id not in self._objected]
         if wrong:
             return self._wrong_return(wrong, world, rng)

@@ -20,7 +20,7 @@ from ecom_bench.difficulty import Difficulty
 from ecom_bench.envs._ranking import reference_turns
 from ecom_bench.envs.base import Environment, JourneyRole, SubTask, Verdict
 from ecom_bench.envs.substitution.generator import build_substitution
-from ecom_bench.envs.substitution.policies import SUBSTITUTION_POLICIES
+from ecom_bench.envs.substitution.agents import SUBSTITUTION_POLICIES
 from ecom_bench.envs.substitution.verifier import verify_substitution
 from ecom_bench.envs.substitution.goal import SubstitutionGoal
 from ecom_bench.envs.substitution.user import SubstitutionUser

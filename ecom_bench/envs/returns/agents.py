@@ -20,7 +20,7 @@ from typing import Any
 from ecom_bench._seeding import seeded_rng
 from ecom_bench.conversation import AgentAction, EpisodeStatus, Message, tool_results
 from ecom_bench.users import says
-from ecom_bench.envs.tracking.policies import (
+from ecom_bench.envs.tracking.agents import (
     asked_before,
     call,
     follow_plan,

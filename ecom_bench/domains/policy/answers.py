@@ -38,7 +38,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
-from ecom_bench.world.policy import OUTCOMES, PolicyQuestion
+from ecom_bench.domains.policy.rules import OUTCOMES, PolicyQuestion
 
 
 class AnswerRefused(ValueError):
