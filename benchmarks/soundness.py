@@ -85,7 +85,7 @@ def main() -> None:
              for env in envs for p in args.policies for d in args.difficulties]
     start = time.perf_counter()
     with ProcessPoolExecutor(max_workers=args.jobs) as pool:
-        rows = list(pool.map(run_cell, *zip(*cells)))
+        rows = list(pool.map(run_cell, *zip(*cells, strict=True)))
     print(f"{'env':<13} {'policy':<14} {'d':>3} {'n':>4} {'success':>8} {'95% up':>7} {'r_total':>8} "
           f"{'r_task':>7} {'r_eff':>6} {'r_hall':>7} {'honest':>6}")
     worst = 0.0

@@ -20,7 +20,7 @@ from ecom_bench.envs.policy.policies import read_rule
 from ecom_bench.envs.policy.user import POLICY_MISSING_SIGNALS
 from ecom_bench.runner import make_episode, run_policy
 from ecom_bench.users import UserAct
-from ecom_bench.world.policy import FAMILIES, OUTCOMES, SLOTS, _value, make_rule
+from ecom_bench.world.policy import FAMILIES, SLOTS, _value, make_rule
 
 
 def episode(context, d, index=0, seed=0, strict=True):
@@ -380,7 +380,7 @@ def prior_situations(rule, rng, per_mask):
         for _ in range(per_mask):
             situation = {rule.fam.scope: rule.scope}
             for key in rule.slots():
-                first = next(([(c.condition, h)] for c, h in zip(rule.clauses, truths) if c.condition.slot == key),
+                first = next(([(c.condition, h)] for c, h in zip(rule.clauses, truths, strict=True) if c.condition.slot == key),
                              [])
                 value = _value(rng, SLOTS[key], first)
                 if value is None:

@@ -266,7 +266,7 @@ def distractor_pool(catalog: Catalog, shown: list[Product], filters: Any) -> Seq
     if category and category.strip() and len(rows):
         # the category test reads only the product's path: decide it once per distinct path
         codes = index.path_code[rows]
-        first = {c: int(r) for c, r in zip(codes[::-1].tolist(), rows[::-1].tolist())}
+        first = {c: int(r) for c, r in zip(codes[::-1].tolist(), rows[::-1].tolist(), strict=True)}
         passing = [c for c, r in first.items() if type(filters)(category=category).matches(catalog.products[r])]
         rows = rows[np.isin(codes, passing)]
     if getattr(filters, "attributes", None) or getattr(filters, "features", None):
