@@ -113,7 +113,8 @@ def _build(catalog: Catalog) -> CatalogLookups:
         assert len(column) == len(catalog)
     catalog.offering("", "")
     n = len(catalog)
-    per_product = np.diff(np.asarray(catalog.variant_offsets, dtype=np.int64))
+    offsets = np.asarray(catalog.variant_offsets, dtype=np.int64)
+    per_product = offsets[1:] - offsets[:-1]
     has_variants = per_product > 0
     # in stock: any variant with stock when the product has variants, else the product's own stock
     variant_stocked = catalog.variant_stocks > 0

@@ -380,8 +380,15 @@ def persona_utility(weights: dict[str, float], catalog: Catalog, rows: np.ndarra
 class RankingGoal(Protocol):
     """What both envs' hidden goals provide to the shared scoring."""
 
-    k: int
-    reference_id: str  # the product similarity is measured to (E_PD target, E_SUB original)
+    @property
+    def k(self) -> int:
+        """How many products the customer asked for (the list's cut-off)."""
+        ...
+
+    @property
+    def reference_id(self) -> str:
+        """The product similarity is measured to (E_PD target, E_SUB original)."""
+        ...
 
     @property
     def requirements(self) -> tuple[Constraint, ...]:
@@ -442,7 +449,7 @@ def graded(goal: RankingGoal, world: World, ids: list[str]) -> dict[str, dict[st
     stocked = in_stock_as_bought(world, purchase_pins(goal), rows)
     return {pid: {"s": float(s[r]), "meets_all": bool(np.all(sat[r] == 1.0)), "gate": bool(gate[r]),
                   "in_stock": bool(stocked[r]), "base": float(base[r]),
-                  "violated": [c for c, x in zip(goal.requirements, sat[r]) if x < 1.0]}
+                  "violated": [c for c, x in zip(goal.requirements, sat[r], strict=True) if x < 1.0]}
             for r, (pid, _) in enumerate(found)}
 
 

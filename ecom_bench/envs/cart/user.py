@@ -276,7 +276,7 @@ class CartUser(Customer):
             # also when the agent's summary names the wrong variant it added)
             if not t.variant_required or t.product_id in in_cart or not self._named_in_full(t, text_l):
                 continue
-            if says(text_l, t.variant_value):
+            if t.variant_value is None or says(text_l, t.variant_value):
                 continue
             p = self.products[t.product_id]
             if any(says(text_l, v.value) for v in p.variants if v.value != t.variant_value):

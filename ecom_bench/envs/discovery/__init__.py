@@ -57,7 +57,7 @@ class DiscoveryEnv(Environment):
     )
     final_tool: ClassVar[str | None] = "recommend_products"
     instructions: ClassVar[str] = DISCOVERY_INSTRUCTIONS
-    policies: ClassVar[dict[str, type]] = DISCOVERY_POLICIES
+    policies = DISCOVERY_POLICIES
     #: No cues: a journey request that matches no other kind is a discovery request.
     journey: ClassVar[JourneyRole | None] = JourneyRole(
         "recommend_products (finding products or a substitute)")

@@ -269,7 +269,7 @@ class TrackingHeuristic:
         wait = AgentAction(text="Let me look up your orders.")
         ids = said_order_ids(texts)
         if ids:
-            oid = ids[-1]
+            oid: str | None = ids[-1]
             if oid in rows and "status" in rows[oid]:
                 return AgentAction(tool_calls=(call("report_order_status", n, 0, order_id=oid,
                                                     status=rows[oid]["status"]),))
