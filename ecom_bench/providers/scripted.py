@@ -43,7 +43,7 @@ def to_neutral(messages: list[ChatMessage]) -> list[Message]:
             out.append(Message("tool", m.error.message if m.error else m.text, tool_call_id=m.tool_call_id,
                                tool_name=m.function, error=m.error is not None))
         else:
-            out.append(Message(m.role, m.text))  # type: ignore[arg-type]
+            out.append(Message(m.role, m.text))
     return out
 
 

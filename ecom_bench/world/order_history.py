@@ -74,6 +74,7 @@ def check_eligibility(world: World, order: Order, line: OrderLine) -> Eligibilit
         return Eligibility(False, f"not_delivered: order {order.order_id} {what}.", window, None, None)
     days = (world.now.date() - order.delivered_at.date()).days
     if window is None:
+        assert product is not None  # only a catalogue product's category makes it final sale
         return Eligibility(False, f"final_sale: {title} is a final-sale item ({product.top_category}) "
                            "and cannot be returned.", None, days, None)
     last_day = order.delivered_at.date() + timedelta(days=window)
@@ -409,12 +410,12 @@ def build_order_history(world: World, rng: random.Random, process: GroupProcess,
     history = OrderHistory(target=None, target_line=None, groups=[[] for _ in groups])  # type: ignore[arg-type]
     leads: dict[str, OrderLine] = {}
     for g, row, plan in members:
-        rows = [row]
+        line_rows = [row]
         for _ in range(plan.extra_lines):
-            rows.append(background_product(rows))
-        lead = rng.randrange(len(rows)) if process.random_line_position else 0
-        rows[0], rows[lead] = rows[lead], rows[0]
-        order = b.order(rows, plan.status, plan.placed_days_ago, delivered_days_ago=plan.delivered_days_ago,
+            line_rows.append(background_product(line_rows))
+        lead = rng.randrange(len(line_rows)) if process.random_line_position else 0
+        line_rows[0], line_rows[lead] = line_rows[lead], line_rows[0]
+        order = b.order(line_rows, plan.status, plan.placed_days_ago, delivered_days_ago=plan.delivered_days_ago,
                         note=rng.choice(NOTES) if rng.random() < NOTE_SHARE else None, lead=lead,
                         lead_variant=plan.variant_id, lead_quantity=plan.quantity)
         order.group_leaf = groups[g][0]

@@ -353,7 +353,12 @@ class Effect:
             return value * (1 - self.amount / 100)
         if self.op == "percent_more":
             return value * (1 + self.amount / 100)
-        return value + self.amount * float(situation[self.slot])  # per_unit
+        return value + self.amount * float(situation[self._per_slot()])  # per_unit
+
+    def _per_slot(self) -> str:
+        if self.slot is None:
+            raise ValueError("a per_unit effect names the slot whose value multiplies its rate")
+        return self.slot
 
     def text(self, unit: str) -> str:
         if self.op == "percent_off":
@@ -361,7 +366,7 @@ class Effect:
         if self.op == "percent_more":
             return f"add {self.amount:g}%"
         if self.op == "per_unit":
-            return f"add {fmt_quantity(unit, self.amount)} {SLOTS[self.slot].per}"
+            return f"add {fmt_quantity(unit, self.amount)} {SLOTS[self._per_slot()].per}"
         return f"{self.op} {fmt_quantity(unit, self.amount)}"
 
 
@@ -544,8 +549,8 @@ def _value(rng: random.Random, slot: Slot, wanted: list[tuple[Condition, bool]])
         ok = [c for c in slot.choices if fits(c)]
         return rng.choice(ok) if ok else None
     if slot.decimals == 0:
-        ok = [v for v in range(int(slot.lo), int(slot.hi) + 1) if fits(v)]
-        return rng.choice(ok) if ok else None
+        whole = [v for v in range(int(slot.lo), int(slot.hi) + 1) if fits(v)]
+        return rng.choice(whole) if whole else None
     a, b = slot.lo, slot.hi
     for c, truth in wanted:  # the interval the conditions leave: [a, b]
         if (c.op == "at_least") == truth:
@@ -626,8 +631,8 @@ def _draw_rule(rng: random.Random, fam: Family, scope: str, keys: list[str],
     truths = [c.holds(situation) for c in conditions]
     if fam.kind == "choice":
         labels = rng.sample(fam.outcomes, len(keys) + 1)
-        clauses = tuple(Clause(c, outcome=o) for c, o in zip(conditions, labels[:-1], strict=True))
-        return PolicyRule(rule_id, fam.key, scope, clauses, default=labels[-1]), situation
+        decisions = tuple(Clause(c, outcome=o) for c, o in zip(conditions, labels[:-1], strict=True))
+        return PolicyRule(rule_id, fam.key, scope, decisions, default=labels[-1]), situation
     rate = 0.0
     if fam.base_slot:
         base = float(rng.randint(*fam.base_pct))

@@ -114,7 +114,7 @@ class World:
         found = self.domains.get(kind)
         if found is None:
             found = self.domains[kind] = kind()
-        return found  # type: ignore[no-any-return]
+        return found
 
     @property
     def final_answer(self) -> dict[str, Any] | None:

@@ -6,7 +6,8 @@ The store's rules (return windows, eligibility, fees) live in `world.orders` and
 
 from __future__ import annotations
 
-from typing import Any
+from enum import Enum
+from typing import Any, TypeVar
 
 from ecom_bench.catalog.naming import short_name, short_name_at
 from ecom_bench.world._tooling import ToolBase, ToolError, _json, tool_method
@@ -34,7 +35,10 @@ def _norm_id(value: str | None) -> str | None:
     return value.strip().upper() if value else value
 
 
-def _choice(value: str, enum_cls: type, what: str) -> Any:
+_E = TypeVar("_E", bound=Enum)
+
+
+def _choice(value: str, enum_cls: type[_E], what: str) -> _E:
     key = value.strip().lower().replace("-", "_").replace(" ", "_")
     try:
         return enum_cls(key)
