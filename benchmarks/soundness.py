@@ -4,7 +4,7 @@
                                              [--policies random recommend_all ...] [--jobs 2]
 
 For every cell it prints success (with a 95% Wilson upper bound, so "0 of 30" is read as
-"< 11%", not "0%") and the mean reward parts. The bar (docs/design.md / issue 4): success <= 5% at
+"< 11%", not "0%") and the mean reward parts. The bar (docs/soundness.md): success <= 5% at
 d >= 3. E_TRACK and E_RETURN get `--order-n` episodes: their cheapest guess ("the
 newest order") is right a few percent of the time, which 30 episodes cannot resolve.
 

@@ -38,8 +38,8 @@ oracle and random agents, which play both envs the same way.
   and meets every constraint, and the list has k picks (or every product that
   qualifies, when fewer do). Ranking lives only in r_task (the nDCG term): the hidden
   persona's order is never told, so no success threshold on nDCG could be earned by
-  asking, and the old nDCG@k >= 0.6 condition was vacuous (every valid list met it:
-  a right product's relevance is at least half the best one's).
+  asking, and a condition such as nDCG@k >= 0.6 would be vacuous (every valid list meets
+  it: a right product's relevance is at least half the best one's).
 """
 
 from __future__ import annotations

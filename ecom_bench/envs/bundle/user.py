@@ -202,7 +202,7 @@ class BundleUser(Customer):
         could; withheld items come when asked). Each list with such a problem costs patience
         (`strike`). Reading the answer out ("you're still missing a tent; I don't need a
         jigsaw puzzle ...") let an agent that never read the request build the bundle from
-        the reviews alone (77% of d = 3 episodes, found by an outside red team). Sold-out
+        the reviews alone (77% of d = 3 episodes). Sold-out
         proposals are named and cost nothing: the world changed, not the agent.
         """
         a = assess(self.goal, proposed, world)
