@@ -22,7 +22,7 @@ from ecom_bench.envs.policy.user import POLICY_MISSING_SIGNALS
 from ecom_bench.runner import make_episode, run_policy
 from ecom_bench.users import UserAct
 from ecom_bench.domains.policy.generator import _value, make_rule
-from ecom_bench.domains.policy.rules import FAMILIES, OUTCOMES, SLOTS
+from ecom_bench.domains.policy.rules import FAMILIES, SLOTS
 
 
 def episode(context, d, index=0, seed=0, strict=True):
@@ -382,7 +382,7 @@ def prior_situations(rule, rng, per_mask):
         for _ in range(per_mask):
             situation = {rule.fam.scope: rule.scope}
             for key in rule.slots():
-                first = next(([(c.condition, h)] for c, h in zip(rule.clauses, truths) if c.condition.slot == key),
+                first = next(([(c.condition, h)] for c, h in zip(rule.clauses, truths, strict=True) if c.condition.slot == key),
                              [])
                 value = _value(rng, SLOTS[key], first)
                 if value is None:

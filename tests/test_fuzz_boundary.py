@@ -492,7 +492,7 @@ def test_more_calls_than_the_tool_budget(env):
     args = valid_args(read, ep)
     outs = [ep.call_tool(read, args) for _ in range(budget)]
     assert not any("budget" in o.text for o in outs)
-    for k in range(MAX_REFUSED_CALLS_PER_TURN + 1):
+    for _ in range(MAX_REFUSED_CALLS_PER_TURN + 1):
         out = ep.call_tool(read, args)
         check(ep, out)
         assert out.error and not out.invalid and f"budget of {budget} tool call(s)" in out.text

@@ -24,6 +24,7 @@ import subprocess
 import sys
 from collections.abc import Iterable
 from functools import cache
+from itertools import pairwise
 from pathlib import Path
 
 import grimp
@@ -112,7 +113,7 @@ def _runtime_graph() -> grimp.ImportGraph:
 def _chain(graph: grimp.ImportGraph, chain: tuple[str, ...]) -> str:
     """`a:12 -> b:40 -> c`: each module with the line where it imports the next."""
     steps = []
-    for importer, imported in zip(chain, chain[1:]):
+    for importer, imported in pairwise(chain):
         lines = sorted({d["line_number"] for d in graph.get_import_details(importer=importer, imported=imported)})
         steps.append(f"{importer}:{','.join(map(str, lines))}")
     return " -> ".join([*steps, chain[-1]])

@@ -241,8 +241,8 @@ def _measure(n: int = 40, levels: tuple[int, ...] = (3, 6, 9, 12)) -> None:
     for env in ENVS:
         for d in levels:
             row = []
-            for name, make in (("heuristic", lambda: get_policy(env, "heuristic")),
-                               ("filter_trusting", lambda: filter_trusting(env))):
+            for name, make in (("heuristic", lambda env=env: get_policy(env, "heuristic")),
+                               ("filter_trusting", lambda env=env: filter_trusting(env))):
                 wins = missed = 0
                 for i in range(n):
                     ep = _episode(context, env, d, i)

@@ -4,6 +4,7 @@ request's answer, scripted agents report no token usage."""
 from __future__ import annotations
 
 import json
+from itertools import pairwise
 from typing import Any
 
 from inspect_ai import eval as inspect_eval
@@ -78,7 +79,7 @@ def test_journey_heuristic_hands_a_misrouted_request_on_instead_of_repeating_its
 
     run = run_policy(make_episode("journey", 12, 0, 0, context=context), get_policy("journey", "heuristic"))
     said = [m.text for m in run.messages if m.role == "assistant" and not m.tool_calls]
-    assert all(a != b for a, b in zip(said, said[1:]) if a == DONE_TEXT)
+    assert all(a != b for a, b in pairwise(said) if a == DONE_TEXT)
     tools = [c.name for m in run.messages for c in m.tool_calls]
     assert tools.index("submit_bundle") > tools.index("checkout")
     assert run.result.end_reason == "answered"

@@ -17,12 +17,13 @@ Nothing is rebuilt a second way (docs/design.md §Upstream pitfalls, 3).
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from ecom_bench._seeding import derive_seed
 from ecom_bench.catalog import Catalog
+from ecom_bench.conversation import Policy
 from ecom_bench.difficulty import Difficulty
 from ecom_bench.domains import DOMAIN_STATES
 from ecom_bench.users import UserSimulator
@@ -156,7 +157,7 @@ class Environment(ABC):
     instructions: ClassVar[str]
     #: Scripted agents by name, as factories of a `Policy` ("oracle" reads the hidden goal; the
     #: others must not).
-    policies: ClassVar[dict[str, Callable[[], Any]]]
+    policies: ClassVar[Mapping[str, Callable[[], Policy]]]
     #: The env's own difficulty axes (the 12 shared ones are `Difficulty`'s).
     axes: ClassVar[tuple[EnvAxis, ...]] = ()
     #: How its requests join a journey; None: never part of one.

@@ -94,5 +94,5 @@ def read_episodes(log_dir: str | Path, config: Mapping[str, str] | None = None) 
     table = (table[kept].drop(columns=["_created", "_log"])
              .sort_values(list(KEYS), ignore_index=True))
     return Episodes(table, logs=int(raw["eval_id"].nunique()), errored=errored, superseded=int((~kept).sum()),
-                    config=chosen, replaced=tuple(f"{m} on {e}: {n}" for (m, e), n in replaced.items()),
+                    config=chosen, replaced=tuple(f"{r.model} on {r.env}: {r.n}" for r in replaced.reset_index(name="n").itertuples()),
                     other_configs=other_logs)

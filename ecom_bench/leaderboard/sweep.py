@@ -164,4 +164,4 @@ def run_sweep(grid: SweepGrid, log_dir: str, max_tasks: int | None = None, displ
     from ecom_bench.leaderboard.progress import task_lines  # registers its Inspect hook
 
     with task_lines(grid.tasks):
-        return eval_set(task_list, display="none", **options)  # type: ignore[arg-type]
+        return eval_set(task_list, display="none", **options)

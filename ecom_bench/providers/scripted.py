@@ -43,7 +43,7 @@ def to_neutral(messages: list[ChatMessage]) -> list[Message]:
             out.append(Message("tool", m.error.message if m.error else m.text, tool_call_id=m.tool_call_id,
                                tool_name=m.function, error=m.error is not None))
         else:
-            out.append(Message(m.role, m.text))  # type: ignore[arg-type]
+            out.append(Message(m.role, m.text))
     return out
 
 
@@ -56,8 +56,8 @@ class ScriptedModelAPI(ModelAPI):
     """One provider hosts every scripted policy; the policy is the model name."""
 
     def __init__(self, model_name: str, base_url: str | None = None, api_key: str | None = None,
-                 config: GenerateConfig = GenerateConfig(), **model_args: Any) -> None:
-        super().__init__(model_name, base_url, api_key, [], config)
+                 config: GenerateConfig | None = None, **model_args: Any) -> None:
+        super().__init__(model_name, base_url, api_key, [], config or GenerateConfig())
         with input_errors():  # the message alone, not a traceback
             if model_name not in POLICIES:
                 raise ValueError(f"unknown scripted model 'ecom/{model_name}'; available: "

@@ -105,6 +105,7 @@ def build_task(env_name: str, *, difficulty: Any = 0, samples: Any = DEFAULT_SAM
     strict = _bool_param("strict", strict)
     size = _int_param("catalog_size", catalog_size, MIN_CATALOG_SIZE)
     spec = CatalogSpec(str(catalog), size, _int_param("catalog_seed", catalog_seed, 0)).validate()
+    env_names: tuple[str, ...]
     if envs is None:
         env_names, title = (env_name,), get_env(env_name).title
     else:

@@ -111,7 +111,7 @@ class World:
         found = self.domains.get(kind)
         if found is None:
             found = self.domains[kind] = kind()
-        return found  # type: ignore[no-any-return]
+        return found
 
     @property
     def final_answer(self) -> dict[str, Any] | None:
@@ -270,7 +270,7 @@ def distractor_pool(catalog: Catalog, shown: list[Product], filters: Any) -> Seq
     if category and category.strip() and len(rows):
         # the category test reads only the product's path: decide it once per distinct path
         codes = index.path_code[rows]
-        first = {c: int(r) for c, r in zip(codes[::-1].tolist(), rows[::-1].tolist())}
+        first = {c: int(r) for c, r in zip(codes[::-1].tolist(), rows[::-1].tolist(), strict=True)}
         passing = [c for c, r in first.items() if type(filters)(category=category).matches(catalog.products[r])]
         rows = rows[np.isin(codes, passing)]
     if getattr(filters, "attributes", None) or getattr(filters, "features", None):

@@ -30,19 +30,15 @@ class Toolkit(ConversationTools):
         self._ask_user = ask_user
 
     @classmethod
+    @cache
     def specs(cls) -> dict[str, ToolSpec]:
-        """Every tool of this toolkit by name (its schema, kind and validator)."""
-        return _specs(cls)
-
-
-@cache
-def _specs(cls: type) -> dict[str, ToolSpec]:
-    out: dict[str, ToolSpec] = {}
-    for name, member in inspect.getmembers(cls, predicate=inspect.isfunction):
-        kind = getattr(member, "__tool_kind__", None)
-        if kind is not None:
-            out[name] = ToolSpec.from_method(member, kind)
-    return out
+        """Every tool of this toolkit by name (its schema, kind and validator), built once per class."""
+        out: dict[str, ToolSpec] = {}
+        for name, member in inspect.getmembers(cls, predicate=inspect.isfunction):
+            kind = getattr(member, "__tool_kind__", None)
+            if kind is not None:
+                out[name] = ToolSpec.from_method(member, kind)
+        return out
 
 
 @cache

@@ -41,6 +41,7 @@ def check_eligibility(world: World, order: Order, line: OrderLine) -> Eligibilit
         return Eligibility(False, f"not_delivered: order {order.order_id} {what}.", window, None, None)
     days = (world.now.date() - order.delivered_at.date()).days
     if window is None:
+        assert product is not None  # only a catalogue product's category makes it final sale
         return Eligibility(False, f"final_sale: {title} is a final-sale item ({product.top_category}) "
                            "and cannot be returned.", None, days, None)
     last_day = order.delivered_at.date() + timedelta(days=window)

@@ -349,12 +349,12 @@ def build_order_history(world: World, rng: random.Random, process: GroupProcess,
     history = OrderHistory(target=None, target_line=None, groups=[[] for _ in groups])  # type: ignore[arg-type]
     leads: dict[str, OrderLine] = {}
     for g, row, plan in members:
-        rows = [row]
+        line_rows = [row]
         for _ in range(plan.extra_lines):
-            rows.append(background_product(rows))
-        lead = rng.randrange(len(rows)) if process.random_line_position else 0
-        rows[0], rows[lead] = rows[lead], rows[0]
-        order = b.order(rows, plan.status, plan.placed_days_ago, delivered_days_ago=plan.delivered_days_ago,
+            line_rows.append(background_product(line_rows))
+        lead = rng.randrange(len(line_rows)) if process.random_line_position else 0
+        line_rows[0], line_rows[lead] = line_rows[lead], line_rows[0]
+        order = b.order(line_rows, plan.status, plan.placed_days_ago, delivered_days_ago=plan.delivered_days_ago,
                         note=rng.choice(NOTES) if rng.random() < NOTE_SHARE else None, lead=lead,
                         lead_variant=plan.variant_id, lead_quantity=plan.quantity)
         order.group_leaf = groups[g][0]

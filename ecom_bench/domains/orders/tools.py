@@ -6,7 +6,8 @@ the ones the generators and verifiers apply, so the tools enforce exactly what t
 
 from __future__ import annotations
 
-from typing import Any
+from enum import Enum
+from typing import Any, TypeVar
 
 from ecom_bench.catalog.naming import short_name, short_name_at
 from ecom_bench.domains.orders.book import OrderBook, find_order, next_return_id, returns_of
@@ -35,7 +36,10 @@ def _norm_id(value: str | None) -> str | None:
     return value.strip().upper() if value else value
 
 
-def _choice(value: str, enum_cls: type, what: str) -> Any:
+_E = TypeVar("_E", bound=Enum)
+
+
+def _choice(value: str, enum_cls: type[_E], what: str) -> _E:
     key = value.strip().lower().replace("-", "_").replace(" ", "_")
     try:
         return enum_cls(key)

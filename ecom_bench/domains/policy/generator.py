@@ -59,8 +59,8 @@ def _value(rng: random.Random, slot: Slot, wanted: list[tuple[Condition, bool]])
         ok = [c for c in slot.choices if fits(c)]
         return rng.choice(ok) if ok else None
     if slot.decimals == 0:
-        ok = [v for v in range(int(slot.lo), int(slot.hi) + 1) if fits(v)]
-        return rng.choice(ok) if ok else None
+        whole = [v for v in range(int(slot.lo), int(slot.hi) + 1) if fits(v)]
+        return rng.choice(whole) if whole else None
     a, b = slot.lo, slot.hi
     for c, truth in wanted:  # the interval the conditions leave: [a, b]
         if (c.op == "at_least") == truth:
@@ -133,7 +133,7 @@ def _draw_rule(rng: random.Random, fam: Family, scope: str, keys: list[str],
     for k in dict.fromkeys(([fam.amount_slot] if fam.amount_slot else []) + keys):
         # The first condition on a slot gets its drawn truth; a slot read twice (only when a
         # numeric rule has more clauses than its family has slots) decides the later ones.
-        first = next(([(c, t)] for c, t in zip(conditions, truths) if c.slot == k), [])
+        first = next(([(c, t)] for c, t in zip(conditions, truths, strict=True) if c.slot == k), [])
         value = _value(rng, SLOTS[k], first)
         if value is None:
             return None
@@ -141,8 +141,8 @@ def _draw_rule(rng: random.Random, fam: Family, scope: str, keys: list[str],
     truths = [c.holds(situation) for c in conditions]
     if fam.kind == "choice":
         labels = rng.sample(fam.outcomes, len(keys) + 1)
-        clauses = tuple(Clause(c, outcome=o) for c, o in zip(conditions, labels))
-        return PolicyRule(rule_id, fam.key, scope, clauses, default=labels[-1]), situation
+        decisions = tuple(Clause(c, outcome=o) for c, o in zip(conditions, labels[:-1], strict=True))
+        return PolicyRule(rule_id, fam.key, scope, decisions, default=labels[-1]), situation
     rate = 0.0
     if fam.base_slot:
         base = float(rng.randint(*fam.base_pct))
@@ -156,7 +156,7 @@ def _draw_rule(rng: random.Random, fam: Family, scope: str, keys: list[str],
     running = PolicyRule(rule_id, fam.key, scope, (), base=base, rate=rate).start(situation)
     minimum = 1.0 if fam.unit == "$" else fam.floor + 1
     clauses = []
-    for cond, holds in zip(conditions, truths):
+    for cond, holds in zip(conditions, truths, strict=True):
         slot = SLOTS[cond.slot]
         then, otherwise = (_effect(rng, fam.unit, running, slot, situation) for _ in range(2))
         running = (then if holds else otherwise).apply(running, situation)

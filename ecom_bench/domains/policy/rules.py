@@ -351,7 +351,12 @@ class Effect:
             return value * (1 - self.amount / 100)
         if self.op == "percent_more":
             return value * (1 + self.amount / 100)
-        return value + self.amount * float(situation[self.slot])  # per_unit
+        return value + self.amount * float(situation[self._per_slot()])  # per_unit
+
+    def _per_slot(self) -> str:
+        if self.slot is None:
+            raise ValueError("a per_unit effect names the slot whose value multiplies its rate")
+        return self.slot
 
     def text(self, unit: str) -> str:
         if self.op == "percent_off":
@@ -359,7 +364,7 @@ class Effect:
         if self.op == "percent_more":
             return f"add {self.amount:g}%"
         if self.op == "per_unit":
-            return f"add {fmt_quantity(unit, self.amount)} {SLOTS[self.slot].per}"
+            return f"add {fmt_quantity(unit, self.amount)} {SLOTS[self._per_slot()].per}"
         return f"{self.op} {fmt_quantity(unit, self.amount)}"
 
 

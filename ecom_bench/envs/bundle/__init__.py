@@ -53,8 +53,7 @@ class BundleEnv(Environment):
     )
     final_tool: ClassVar[str | None] = "submit_bundle"
     instructions: ClassVar[str] = BUNDLE_INSTRUCTIONS
-    policies: ClassVar[dict[str, type]] = {"oracle": BundleOracle, "heuristic": BundleHeuristic,
-                                           "random": BundleRandom}
+    policies = {"oracle": BundleOracle, "heuristic": BundleHeuristic, "random": BundleRandom}
     axes: ClassVar[tuple[EnvAxis, ...]] = BUNDLE_AXES
     journey: ClassVar[JourneyRole | None] = JourneyRole(
         "submit_bundle (a project shopping list)",

@@ -42,8 +42,7 @@ class CartEnv(Environment):
     )
     final_tool: ClassVar[str | None] = "checkout"
     instructions: ClassVar[str] = CART_INSTRUCTIONS
-    policies: ClassVar[dict[str, type]] = {"oracle": CartOracle, "heuristic": CartHeuristic,
-                                               "random": CartRandom}
+    policies = {"oracle": CartOracle, "heuristic": CartHeuristic, "random": CartRandom}
     axes: ClassVar[tuple[EnvAxis, ...]] = CART_AXES
     journey: ClassVar[JourneyRole | None] = JourneyRole(
         "checkout (building a cart order)",

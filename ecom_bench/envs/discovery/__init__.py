@@ -10,7 +10,7 @@ the catalogue (`envs._ranking`); agents.py holds the scripted agents.
 Success is validity: every pick is in stock and meets every constraint, and the list
 has k picks (or every product that qualifies, when fewer do). Ranking by the hidden
 persona lives only in r_task (the nDCG term): the persona is never told, so success
-cannot fairly depend on it (the old nDCG@k >= 0.6 condition was met by every valid
+cannot fairly depend on it (a condition such as nDCG@k >= 0.6 is met by every valid
 list anyway). The leaf category is the request's subject, always stated and
 not counted in m (the design counts it among the m−1 others; a plain search gets it right for
 free, which let random lists pass). m is capped at the constraint types the target has
@@ -57,7 +57,7 @@ class DiscoveryEnv(Environment):
     )
     final_tool: ClassVar[str | None] = "recommend_products"
     instructions: ClassVar[str] = DISCOVERY_INSTRUCTIONS
-    policies: ClassVar[dict[str, type]] = DISCOVERY_POLICIES
+    policies = DISCOVERY_POLICIES
     #: No cues: a journey request that matches no other kind is a discovery request.
     journey: ClassVar[JourneyRole | None] = JourneyRole(
         "recommend_products (finding products or a substitute)")

@@ -204,12 +204,12 @@ class JourneyEnv(Environment):
         r_task = sum(v.task for v in verdicts) / len(verdicts)
         success = all(v.success for v in verdicts)
         lines = [f"{i + 1}. {t.env}: {'success' if v.success else 'FAILED'} (task {v.task:+.2f}). {v.explanation}"
-                 for i, (t, v) in enumerate(zip(goal.tasks, verdicts))]
+                 for i, (t, v) in enumerate(zip(goal.tasks, verdicts, strict=True))]
         head = (f"{sum(v.success for v in verdicts)} of {len(verdicts)} requests succeeded; "
                 f"task = mean {r_task:+.2f}.")
         return Verdict(task=r_task, success=success, explanation=" ".join([head, *lines]),
                        details={"subtasks": [{"env": t.env, "task": v.task, "success": v.success,
-                                              "details": v.details} for t, v in zip(goal.tasks, verdicts)]})
+                                              "details": v.details} for t, v in zip(goal.tasks, verdicts, strict=True)]})
 
     def min_turns(self, task: SubTask, tool_budget: int) -> int:
         """Each request's own T_min: its last turn is the message that tells the customer it is done."""

@@ -51,8 +51,7 @@ class PolicyEnv(Environment):
     tool_names: ClassVar[tuple[str, ...]] = ("policy_search", "policy_get", "ask_user", "answer_policy_question")
     final_tool: ClassVar[str | None] = "answer_policy_question"
     instructions: ClassVar[str] = POLICY_INSTRUCTIONS
-    policies: ClassVar[dict[str, type]] = {"oracle": PolicyOracle, "heuristic": PolicyHeuristic,
-                                           "random": PolicyRandom}
+    policies = {"oracle": PolicyOracle, "heuristic": PolicyHeuristic, "random": PolicyRandom}
     axes: ClassVar[tuple[EnvAxis, ...]] = POLICY_AXES
     journey: ClassVar[JourneyRole | None] = JourneyRole(
         "the policy answer tool",

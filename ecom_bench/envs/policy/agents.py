@@ -190,7 +190,7 @@ def read_rule(doc: str) -> _ReadRule | None:
 def _fact(key: str, user_texts: list[str]) -> Any:
     """The customer's latest statement of a fact, read with exact cues (None if not found)."""
     slot = SLOTS[key]
-    found = None
+    found: str | float | None = None
     for text in user_texts:
         low = text.lower()
         if slot.is_choice:

@@ -50,14 +50,15 @@ def verify_policy(task: SubTask, world: World, answer: FinalAnswer | None) -> Ve
         if given is None:
             score, why = -1.0, f"the agent named an outcome ({answer.arguments.get('option')!r}), not an amount"
         else:
-            score = ratio_reward(float(given), float(expected))
-            shown = format_amount(goal.unit, float(given))  # as recorded: 11.77 days is not "12 days"
+            got, want = float(given), float(expected)
+            score = ratio_reward(got, want)
+            shown = format_amount(goal.unit, got)  # as recorded: 11.77 days is not "12 days"
             if score == 1.0:
                 why = f"the agent answered {shown}"
             elif score == -1.0:
                 why = f"the agent answered {shown} (zero or opposite sign: ratio 0)"
             else:
-                ratio = min(abs(given), abs(expected)) / max(abs(given), abs(expected))
+                ratio = min(abs(got), abs(want)) / max(abs(got), abs(want))
                 why = f"the agent answered {shown}: ratio {ratio:.3f}, 2*{ratio:.3f}^4 - 1"
                 details["ratio"] = ratio
     explanation = f"{head}; {why} -> task {score:+.2f}."

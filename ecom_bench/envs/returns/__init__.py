@@ -73,8 +73,7 @@ class ReturnsEnv(Environment):
     )
     final_tool: ClassVar[str | None] = "report_return_outcome"
     instructions: ClassVar[str] = RETURNS_INSTRUCTIONS
-    policies: ClassVar[dict[str, type]] = {"oracle": ReturnsOracle, "heuristic": ReturnsHeuristic,
-                                           "random": ReturnsRandom}
+    policies = {"oracle": ReturnsOracle, "heuristic": ReturnsHeuristic, "random": ReturnsRandom}
     axes: ClassVar[tuple[EnvAxis, ...]] = (P_INDIRECT, P_SIMILAR, P_EDGE)
     journey: ClassVar[JourneyRole | None] = JourneyRole(
         "the return answer tool",

@@ -160,6 +160,7 @@ class ReturnsHeuristic:
         if gaps and asked < self.max_asks:
             return AgentAction(text="Could you tell me " + ", ".join(gaps[:-1]) + (" and " if len(gaps) > 1 else "")
                                + gaps[-1] + "?")
+        assert oid is not None, "an order is settled once no question is left to ask"
         if line is None:
             line = rows[oid]["lines"][0]
         reason, method = reason or "changed_mind", method or "drop_off"

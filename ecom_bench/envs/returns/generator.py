@@ -69,8 +69,8 @@ def p_edge(difficulty: Difficulty) -> float:
 def _delivered_days_ago(edge: str | None, window: int | None, rng: random.Random) -> int:
     if window is None:
         return rng.randint(2, 20)
-    return {"last_day": window, "day_before_last": window - 1, "day_after_last": window + 1}.get(
-        edge, rng.randint(2, max(2, window - 3)))
+    by_edge: dict[str | None, int] = {"last_day": window, "day_before_last": window - 1, "day_after_last": window + 1}
+    return by_edge.get(edge, rng.randint(2, max(2, window - 3)))
 
 
 def _replacement(world: World, product: Product, rng: random.Random) -> tuple[ReplacementWish, str] | None:

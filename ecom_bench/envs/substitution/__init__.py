@@ -53,7 +53,7 @@ class SubstitutionEnv(Environment):
     )
     final_tool: ClassVar[str | None] = "recommend_products"
     instructions: ClassVar[str] = SUBSTITUTION_INSTRUCTIONS
-    policies: ClassVar[dict[str, type]] = SUBSTITUTION_POLICIES
+    policies = SUBSTITUTION_POLICIES
     journey: ClassVar[JourneyRole | None] = JourneyRole(
         "recommend_products (finding products or a substitute)",
         ("out of stock", "sold out", "substitute", "something similar", "similar instead"),

@@ -62,8 +62,7 @@ class TrackingEnv(Environment):
                                              "report_order_status")
     final_tool: ClassVar[str | None] = "report_order_status"
     instructions: ClassVar[str] = TRACKING_INSTRUCTIONS
-    policies: ClassVar[dict[str, type]] = {"oracle": TrackingOracle, "heuristic": TrackingHeuristic,
-                                           "random": TrackingRandom}
+    policies = {"oracle": TrackingOracle, "heuristic": TrackingHeuristic, "random": TrackingRandom}
     axes: ClassVar[tuple[EnvAxis, ...]] = (P_INDIRECT, P_SIMILAR)
     journey: ClassVar[JourneyRole | None] = JourneyRole(
         "the tracking answer tool",
