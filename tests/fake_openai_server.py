@@ -37,6 +37,7 @@ from ecom_bench.conversation import AgentAction, Message, ToolCallRequest
 from ecom_bench.envs.context import EnvContext
 from ecom_bench.episode import Episode, new_episode
 from ecom_bench.providers.scripted import POLICIES
+from ecom_bench.tasks._solver import _clipped as clipped_error
 
 #: OpenAI's rule for a function name.
 FUNCTION_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
@@ -63,13 +64,6 @@ class Served:
     difficulty: int
     samples: int
     seed: int = 0
-
-
-@dataclass
-class _Mirror:
-    """A conversation's episode, stepped up to the request it answered."""
-
-    episode: Episode
 
 
 # ---------------------------------------------------------------- the OpenAI wire format
@@ -190,7 +184,7 @@ def _fingerprint(wire: list[dict[str, Any]]) -> str:
 def _expected(observation: Message) -> dict[str, Any]:
     """The wire message Inspect's solver and provider make of one observation."""
     if observation.role == "tool":
-        text = ERROR_PREFIX + observation.text if observation.error else observation.text
+        text = ERROR_PREFIX + clipped_error(observation.text) if observation.error else observation.text
         return {"role": "tool", "tool_call_id": observation.tool_call_id, "content": text}
     return {"role": observation.role, "content": observation.text}
 
@@ -198,16 +192,10 @@ def _expected(observation: Message) -> dict[str, Any]:
 def _step(episode: Episode, action: Message, following: list[dict[str, Any]]) -> None:
     """Step the mirror with one assistant message; what follows it in the request must be the result."""
     observation, *_ = episode.step(AgentAction(action.text, action.tool_calls))
-    got = [{k: m.get(k) for k in _expected(o)} | {"content": _text(m.get("content"))}
-           for o, m in zip(observation, following)]
     want = [_expected(o) for o in observation]
+    got = [{k: m.get(k) for k in w} | {"content": _text(m.get("content"))} for w, m in zip(want, following)]
     if len(following) != len(observation) or got != want:
-        # Inspect's solver clips a long tool error: compare its start only.
-        clipped = len(got) == len(want) and all(
-            g == w or (w["content"].startswith(ERROR_PREFIX) and w["content"].startswith(g["content"][:200]))
-            for g, w in zip(got, want))
-        if not clipped:
-            raise WireError(f"the conversation is not the episode's: after {action}, expected {want}, got {following}")
+        raise WireError(f"the conversation is not the episode's: after {action}, expected {want}, got {following}")
 
 
 class FakeOpenAIServer:
@@ -220,7 +208,8 @@ class FakeOpenAIServer:
             for index in range(s.samples):
                 episode = new_episode(s.env, s.difficulty, s.seed, index, context=context)
                 self.samples[(episode.system_prompt(), episode.opening)] = (s.env, s.difficulty, s.seed, index)
-        self.mirrors: dict[str, _Mirror] = {}
+        #: Each answered request's episode (stepped up to that request), by the request's messages.
+        self.mirrors: dict[str, Episode] = {}
         self.problems: list[str] = []
         self.requests = 0
         self.lock = threading.Lock()
@@ -236,23 +225,22 @@ class FakeOpenAIServer:
         if not isinstance(wire, list) or len(wire) < 2:
             raise WireError("messages must start with the system prompt and the customer's opening")
         messages = to_messages(wire)
-        mirror = self._mirror(wire, messages)
-        check_tools(body.get("tools"), mirror.episode)
-        episode = mirror.episode
+        episode = self._mirror(wire, messages)
+        check_tools(body.get("tools"), episode)
         policy = get_policy(episode.env.name, model)
         hidden = episode.problem.hidden_state() if policy.reads_hidden_goal else None
         action = policy.act(messages, hidden, episode.status())
-        self.mirrors[_fingerprint(wire)] = mirror
+        self.mirrors[_fingerprint(wire)] = episode
         self.requests += 1
         return completion(model, action, self.requests)
 
-    def _mirror(self, wire: list[dict[str, Any]], messages: list[Message]) -> _Mirror:
+    def _mirror(self, wire: list[dict[str, Any]], messages: list[Message]) -> Episode:
         """The episode at the point this request's conversation reached: the mirror left by the
         request before it, stepped with the action that request got; else replayed from the start."""
         assistants = [i for i, m in enumerate(messages) if m.role == "assistant"]
         previous = self.mirrors.pop(_fingerprint(wire[:assistants[-1]]), None) if assistants else None
         if previous is not None:
-            _step(previous.episode, messages[assistants[-1]], wire[assistants[-1] + 1:])
+            _step(previous, messages[assistants[-1]], wire[assistants[-1] + 1:])
             return previous
         key = (messages[0].text, messages[1].text)
         if key not in self.samples:
@@ -262,7 +250,7 @@ class FakeOpenAIServer:
         for n, i in enumerate(assistants):
             end = assistants[n + 1] if n + 1 < len(assistants) else len(wire)
             _step(episode, messages[i], wire[i + 1:end])
-        return _Mirror(episode)
+        return episode
 
     def models(self) -> dict[str, Any]:
         return {"object": "list",

@@ -144,8 +144,10 @@ def test_an_unreachable_server_fails_fast_with_the_documented_options(monkeypatc
     start = time.perf_counter()
     [log] = inspect_eval(task, model="openai-api/fake/oracle", log_dir=str(tmp_path), display="none",
                          max_retries=0, timeout=30)
-    assert time.perf_counter() - start < 30
+    assert time.perf_counter() - start < 60  # the eval's own start and end included, on a busy machine
     assert log.status == "error"
+    [sample] = log.samples
+    assert sample.total_time < 15  # ~1-4 s: the one request and the openai SDK's own two quick retries
     assert "APIConnectionError" in log.error.message and "Connection error" in log.error.traceback
 
 
