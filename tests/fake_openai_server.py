@@ -1,0 +1,318 @@
+"""A fake OpenAI-compatible chat-completions server whose models are our scripted agents.
+
+It stands in for vLLM, SGLang, llama.cpp's server or Ollama in tests: Inspect's real
+`openai-api` provider and the real `openai` SDK talk to it over HTTP, exactly as they talk
+to a local model server (`--model openai-api/fake/oracle` with `FAKE_BASE_URL` and
+`FAKE_API_KEY`). The model name is the scripted policy's name.
+
+Each request is read the way a model reads it: the OpenAI messages and tools become the
+core's `Message`s, and the scripted policy picks the next action, which goes back as an
+OpenAI assistant message (tool calls with JSON-string arguments, a finish reason).
+
+The server also checks the wire. It keeps a mirror of each conversation's episode (found by
+its system prompt and opening among the tasks it serves) and steps it with the actions the
+request carries: every tool result and customer reply in the request must be the mirror's,
+and the request's tools must be well-formed OpenAI function schemas that match the env's own
+tool specs (less the validation keywords Inspect leaves out for OpenAI-compatible servers).
+The mirror gives the policy its status (turn, budgets) and, for the oracle, the hidden goal.
+Anything wrong is answered with a 400 and kept in `problems`, for the test to report.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import threading
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import jsonschema
+
+from ecom_bench.agents import get_policy
+from ecom_bench.conversation import AgentAction, Message, ToolCallRequest
+from ecom_bench.envs.context import EnvContext
+from ecom_bench.episode import Episode, new_episode
+from ecom_bench.providers.scripted import POLICIES
+from ecom_bench.tasks._solver import _clipped as clipped_error
+
+#: OpenAI's rule for a function name.
+FUNCTION_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
+#: JSON-schema keywords Inspect may leave out of the tool schemas it sends (the bounds, which not
+#: every OpenAI-compatible server supports; its `JSONSchema` has no `maxItems`), and a `default`
+#: of null: the tools round-trip up to these. The tool still checks every bound.
+DROPPED_KEYWORDS = frozenset({"examples", "maximum", "minimum", "pattern", "minLength", "maxLength", "minItems",
+                              "maxItems"})
+#: The keys an OpenAI function definition may have.
+FUNCTION_KEYS = frozenset({"name", "description", "parameters", "strict"})
+#: How Inspect's OpenAI message conversion writes a tool error.
+ERROR_PREFIX = "Error: "
+
+
+class WireError(ValueError):
+    """A request the server refuses (400), with what is wrong."""
+
+
+@dataclass(frozen=True)
+class Served:
+    """One task's samples the server can play: `samples` episodes of (env, difficulty, seed)."""
+
+    env: str
+    difficulty: int
+    samples: int
+    seed: int = 0
+
+
+# ---------------------------------------------------------------- the OpenAI wire format
+def _text(content: Any) -> str:
+    """A message's content as text (a string, or a list of text parts)."""
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(part.get("text", "") for part in content if isinstance(part, dict))
+    raise WireError(f"message content must be a string or a list of parts, got {content!r}")
+
+
+def _call(raw: dict[str, Any]) -> ToolCallRequest:
+    function = raw.get("function") or {}
+    if raw.get("type") != "function" or not isinstance(function.get("arguments"), str):
+        raise WireError(f"a tool call must be a function call with JSON-string arguments, got {raw!r}")
+    try:
+        arguments = json.loads(function["arguments"] or "{}")
+    except ValueError as e:
+        raise WireError(f"tool call arguments are not JSON: {function['arguments']!r} ({e})") from None
+    return ToolCallRequest(function.get("name", ""), arguments, raw.get("id", ""))
+
+
+def to_messages(wire: list[dict[str, Any]]) -> list[Message]:
+    """OpenAI chat messages as the core's conversation (what a scripted policy reads)."""
+    out: list[Message] = []
+    names: dict[str, str] = {}
+    for m in wire:
+        role = m.get("role")
+        if role == "assistant":
+            calls = tuple(_call(c) for c in m.get("tool_calls") or ())
+            names.update({c.id: c.name for c in calls})
+            out.append(Message("assistant", _text(m.get("content")), tool_calls=calls))
+        elif role == "tool":
+            text, call_id = _text(m.get("content")), m.get("tool_call_id")
+            error = text.startswith(ERROR_PREFIX)
+            out.append(Message("tool", text.removeprefix(ERROR_PREFIX) if error else text, tool_call_id=call_id,
+                               tool_name=names.get(call_id or ""), error=error))
+        elif role in ("system", "developer", "user"):
+            out.append(Message("system" if role == "developer" else role, _text(m.get("content"))))
+        else:
+            raise WireError(f"unknown message role {role!r}")
+    return out
+
+
+def completion(model: str, action: AgentAction, n: int) -> dict[str, Any]:
+    """A chat completion carrying `action` (ids as the scripted provider gives them)."""
+    message: dict[str, Any] = {"role": "assistant", "content": action.text or None}
+    if action.tool_calls:
+        message["tool_calls"] = [
+            {"id": c.id or f"call-{i}", "type": "function",
+             "function": {"name": c.name, "arguments": json.dumps(c.arguments)}}
+            for i, c in enumerate(action.tool_calls)]
+    return {"id": f"chatcmpl-{n}", "object": "chat.completion", "created": 0, "model": model,
+            "choices": [{"index": 0, "message": message, "logprobs": None,
+                         "finish_reason": "tool_calls" if action.tool_calls else "stop"}],
+            "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0}}
+
+
+def _dropped(schema: Any) -> Any:
+    """`schema` less the keywords Inspect does not send."""
+    if isinstance(schema, dict):
+        return {k: _dropped(v) for k, v in schema.items()
+                if k not in DROPPED_KEYWORDS and not (k == "default" and v is None)}
+    if isinstance(schema, list):
+        return [_dropped(v) for v in schema]
+    return schema
+
+
+def check_tools(tools: Any, episode: Episode) -> None:
+    """The request's tools are well-formed OpenAI function schemas, and are the episode's tools."""
+    if not isinstance(tools, list) or not tools:
+        raise WireError(f"tools must be a non-empty list, got {tools!r}")
+    for tool in tools:
+        function = tool.get("function") if isinstance(tool, dict) else None
+        if tool.get("type") != "function" or not isinstance(function, dict):
+            raise WireError(f"a tool must be {{'type': 'function', 'function': {{...}}}}, got {tool!r}")
+        name, params = function.get("name"), function.get("parameters")
+        if not set(function) <= FUNCTION_KEYS or not isinstance(function.get("strict", False), bool):
+            raise WireError(f"{name}: a function definition has only {sorted(FUNCTION_KEYS)}, got {sorted(function)}")
+        if not isinstance(name, str) or not FUNCTION_NAME.match(name):
+            raise WireError(f"bad function name {name!r}")
+        if not isinstance(function.get("description"), str) or not function["description"]:
+            raise WireError(f"{name}: no description")
+        if not isinstance(params, dict) or params.get("type") != "object":
+            raise WireError(f"{name}: parameters must be an object schema, got {params!r}")
+        try:
+            jsonschema.validators.validator_for(params).check_schema(params)
+        except jsonschema.SchemaError as e:
+            raise WireError(f"{name}: parameters are not a valid JSON schema: {e.message}") from None
+        if not set(params.get("required", [])) <= set(params.get("properties", {})):
+            raise WireError(f"{name}: required names a parameter it does not define")
+    sent = [t["function"]["name"] for t in tools]
+    if len(set(sent)) != len(sent):
+        raise WireError(f"a tool is listed twice: {sent}")
+    specs = episode.tool_specs()
+    if sent != [s.name for s in specs]:
+        raise WireError(f"tools {sent} are not the env's {[s.name for s in specs]}")
+    for tool, spec in zip(tools, specs, strict=True):
+        function = tool["function"]
+        if function["description"] != spec.description:
+            raise WireError(f"{spec.name}: the description did not round-trip")
+        sent_params, own_params = _dropped(function["parameters"]), _dropped(spec.parameters)
+        if sent_params != own_params:
+            sent_props, own_props = sent_params.get("properties", {}), own_params["properties"]
+            changed = sorted(k for k in sent_props.keys() | own_props.keys() if sent_props.get(k) != own_props.get(k))
+            raise WireError(f"{spec.name}: the parameters did not round-trip (changed: {changed or 'the object'}): "
+                            f"sent {function['parameters']}")
+
+
+# ------------------------------------------------------------------------ the mirror
+def _fingerprint(wire: list[dict[str, Any]]) -> str:
+    return hashlib.sha256(json.dumps(wire, sort_keys=True).encode()).hexdigest()
+
+
+def _expected(observation: Message) -> dict[str, Any]:
+    """The wire message Inspect's solver and provider make of one observation."""
+    if observation.role == "tool":
+        text = ERROR_PREFIX + clipped_error(observation.text) if observation.error else observation.text
+        return {"role": "tool", "tool_call_id": observation.tool_call_id, "content": text}
+    return {"role": observation.role, "content": observation.text}
+
+
+def _step(episode: Episode, action: Message, following: list[dict[str, Any]]) -> None:
+    """Step the mirror with one assistant message; what follows it in the request must be the result."""
+    observation, *_ = episode.step(AgentAction(action.text, action.tool_calls))
+    want = [_expected(o) for o in observation]
+    got = [{k: m.get(k) for k in w} | {"content": _text(m.get("content"))} for w, m in zip(want, following, strict=False)]  # lengths compared next
+    if len(following) != len(observation) or got != want:
+        raise WireError(f"the conversation is not the episode's: after {action}, expected {want}, got {following}")
+
+
+class FakeOpenAIServer:
+    """The server's state: the samples it serves, the live mirrors, what went wrong."""
+
+    def __init__(self, served: Iterable[Served], context: EnvContext) -> None:
+        self.context = context
+        self.samples: dict[tuple[str, str], tuple[str, int, int, int]] = {}
+        for s in served:
+            for index in range(s.samples):
+                episode = new_episode(s.env, s.difficulty, s.seed, index, context=context)
+                self.samples[(episode.system_prompt(), episode.opening)] = (s.env, s.difficulty, s.seed, index)
+        #: Each answered request's episode (stepped up to that request), by the request's messages.
+        self.mirrors: dict[str, Episode] = {}
+        self.problems: list[str] = []
+        self.requests = 0
+        self.lock = threading.Lock()
+        self.base_url = ""
+
+    def answer(self, body: dict[str, Any]) -> dict[str, Any]:
+        """The chat completion for one request (WireError: a 400)."""
+        model, wire = body.get("model"), body.get("messages")
+        if model not in POLICIES:
+            raise WireError(f"unknown model {model!r}; this server serves {', '.join(POLICIES)}")
+        if body.get("stream"):
+            raise WireError("this server does not stream (Inspect's openai-api provider does not ask to)")
+        if not isinstance(wire, list) or len(wire) < 2:
+            raise WireError("messages must start with the system prompt and the customer's opening")
+        messages = to_messages(wire)
+        episode = self._mirror(wire, messages)
+        check_tools(body.get("tools"), episode)
+        policy = get_policy(episode.env.name, model)
+        hidden = episode.problem.hidden_state() if policy.reads_hidden_goal else None
+        action = policy.act(messages, hidden, episode.status())
+        self.mirrors[_fingerprint(wire)] = episode
+        self.requests += 1
+        return completion(model, action, self.requests)
+
+    def _mirror(self, wire: list[dict[str, Any]], messages: list[Message]) -> Episode:
+        """The episode at the point this request's conversation reached: the mirror left by the
+        request before it, stepped with the action that request got; else replayed from the start."""
+        assistants = [i for i, m in enumerate(messages) if m.role == "assistant"]
+        previous = self.mirrors.pop(_fingerprint(wire[:assistants[-1]]), None) if assistants else None
+        if previous is not None:
+            _step(previous, messages[assistants[-1]], wire[assistants[-1] + 1:])
+            return previous
+        key = (messages[0].text, messages[1].text)
+        if key not in self.samples:
+            raise WireError("no served sample has this system prompt and opening")
+        env, d, seed, index = self.samples[key]
+        episode = new_episode(env, d, seed, index, context=self.context)
+        for n, i in enumerate(assistants):
+            end = assistants[n + 1] if n + 1 < len(assistants) else len(wire)
+            _step(episode, messages[i], wire[i + 1:end])
+        return episode
+
+    def models(self) -> dict[str, Any]:
+        return {"object": "list",
+                "data": [{"id": p, "object": "model", "created": 0, "owned_by": "ecom_bench"} for p in POLICIES]}
+
+
+def _handler(server: FakeOpenAIServer) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, format: str, *args: Any) -> None:  # quiet
+            pass
+
+        def _send(self, status: int, payload: dict[str, Any]) -> None:
+            data = json.dumps(payload).encode()
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def _error(self, status: int, message: str) -> None:
+            self._send(status, {"error": {"message": message, "type": "invalid_request_error", "param": None,
+                                          "code": None}})
+
+        def do_GET(self) -> None:
+            if self.path.rstrip("/") == "/v1/models":
+                self._send(200, server.models())
+            else:
+                self._error(404, f"no route {self.path}")
+
+        def do_POST(self) -> None:
+            body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+            if self.path.rstrip("/") != "/v1/chat/completions":
+                self._error(404, f"no route {self.path}")
+                return
+            if not self.headers.get("Authorization", "").startswith("Bearer "):
+                self._error(401, "no API key")
+                return
+            try:
+                with server.lock:
+                    payload = server.answer(json.loads(body))
+            except Exception as e:  # noqa: BLE001 - a 400 (not retried), kept for the test to report
+                server.problems.append(f"{type(e).__name__}: {e}")
+                self._error(400, str(e))
+                return
+            self._send(200, payload)
+
+    return Handler
+
+
+@contextmanager
+def running(served: Iterable[Served], context: EnvContext) -> Iterator[FakeOpenAIServer]:
+    """The server on 127.0.0.1, on a free port, in a thread; `base_url` ends in /v1."""
+    state = FakeOpenAIServer(served, context)
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler(state))
+    state.base_url = f"http://127.0.0.1:{httpd.server_address[1]}/v1"
+    thread = threading.Thread(target=httpd.serve_forever, name="fake-openai-server", daemon=True)
+    thread.start()
+    try:
+        yield state
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+        thread.join()
