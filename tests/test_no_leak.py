@@ -108,7 +108,7 @@ def _slot_phrases(task) -> tuple[dict[str, list[str]], list[str]]:  # noqa: ANN0
                                          f": {t.variant_value})"]
             slots[t.quantity_slot] = [f"{t.quantity} {w} {t.short_name}" for w in ("x", "of the", "units of the")]
     elif env in ("discovery", "substitution"):
-        from ecom_bench.envs.discovery.user import fmt
+        from ecom_bench.users.constraints import fmt
 
         noun = user._noun()
         said += [noun.one, noun.many] + ([user.original_name] if env == "substitution" else [])

@@ -26,7 +26,7 @@ from typing import ClassVar
 
 from ecom_bench._seeding import seeded_rng
 from ecom_bench.difficulty import Difficulty
-from ecom_bench.users.base import Disclosure, UserAct, UserMessage
+from ecom_bench.users.messages import Disclosure, UserAct, UserMessage
 from ecom_bench.users.noise import add_noise
 
 PATIENCE_QUITS = ("This is taking too long; I'll sort it out another way. Bye.",

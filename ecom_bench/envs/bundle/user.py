@@ -27,13 +27,19 @@ from typing import ClassVar
 from ecom_bench.catalog.naming import agreement, product_noun, short_name
 from ecom_bench.catalog.taxonomy import LEAVES
 from ecom_bench.difficulty import Difficulty
-from ecom_bench.envs._mentions import ProductMentions
-from ecom_bench.envs.bundle.goal import (BUDGET_SLOT, BundleConstraint, BundleGoal, assess, item_name,
-                                         with_article)
+from ecom_bench.envs.bundle.goal import (
+    BUDGET_SLOT,
+    BundleConstraint,
+    BundleGoal,
+    assess,
+    item_name,
+    with_article,
+)
 from ecom_bench.envs.bundle.projects import Project
 from ecom_bench.users import UserAct, UserMessage, render
-from ecom_bench.users.base import Disclosure
 from ecom_bench.users.customer import Customer
+from ecom_bench.users.mentions import ProductMentions
+from ecom_bench.users.messages import Disclosure
 from ecom_bench.users.understanding import is_request, sentences
 from ecom_bench.world import World
 

@@ -51,8 +51,8 @@ from ecom_bench.catalog.naming import (
 from ecom_bench.difficulty import Difficulty
 from ecom_bench.envs.cart.goal import CartGoal, CartTarget
 from ecom_bench.users import UserAct, UserMessage, render
-from ecom_bench.users.base import Disclosure
 from ecom_bench.users.customer import Customer
+from ecom_bench.users.messages import Disclosure
 from ecom_bench.users.understanding import is_request, says, sentences, topics_asked, words
 from ecom_bench.world import World
 

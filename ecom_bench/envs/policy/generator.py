@@ -27,7 +27,7 @@ from ecom_bench.difficulty import Difficulty
 from ecom_bench.envs.base import EnvAxis, SubTask
 from ecom_bench.envs.policy.goal import PolicyGoal
 from ecom_bench.envs.policy.user import PolicyUser
-from ecom_bench.users.base import Disclosure
+from ecom_bench.users.messages import Disclosure
 from ecom_bench.world import World
 from ecom_bench.world.policy import FAMILIES, SLOTS, Family, PolicyKB, PolicyQuestion, make_rule
 

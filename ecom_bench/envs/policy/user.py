@@ -35,7 +35,7 @@ from ecom_bench.difficulty import Difficulty
 from ecom_bench.envs.policy.goal import PolicyGoal
 from ecom_bench.envs.policy.questions import Reading, read_question
 from ecom_bench.users import Customer, UserAct, UserMessage, render
-from ecom_bench.users.base import Disclosure
+from ecom_bench.users.messages import Disclosure
 from ecom_bench.users.understanding import is_check_in, is_request, says
 from ecom_bench.world import World
 from ecom_bench.world.policy import FAMILIES, SLOTS

@@ -33,13 +33,13 @@ from ecom_bench.envs.tracking.references import (
     p_similar,
     phrase_reference,
 )
-from ecom_bench.users.base import Disclosure
+from ecom_bench.users.messages import Disclosure
 from ecom_bench.world import World
 from ecom_bench.world.order_history import GroupProcess, MemberPlan, build_order_history, check_eligibility
 from ecom_bench.world.orders import (
-    OrderStatus,
     DEFAULT_RETURN_WINDOW_DAYS,
     RETURN_WINDOW_DAYS,
+    OrderStatus,
     RefKind,
     ReturnMethod,
     ReturnReason,

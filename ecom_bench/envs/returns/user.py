@@ -25,10 +25,10 @@ from typing import ClassVar
 from ecom_bench.catalog.taxonomy import attribute_label
 from ecom_bench.difficulty import Difficulty
 from ecom_bench.envs.returns.goal import ReturnsGoal
-from ecom_bench.envs.tracking.references import OrderUserBase
 from ecom_bench.users import UserAct, UserMessage, is_request, render, says, topics_asked
+from ecom_bench.users.messages import Disclosure
+from ecom_bench.users.orders import OrderUserBase
 from ecom_bench.users.understanding import is_check_in
-from ecom_bench.users.base import Disclosure
 from ecom_bench.world import World
 from ecom_bench.world.order_history import returns_of
 from ecom_bench.world.orders import RefKind, ReturnRecord

@@ -1,6 +1,6 @@
 """E_SUB's template shopper: names the out-of-stock original, asks for a compatible substitute.
 
-Everything else (questions, omission, feedback, patience) is E_PD's `ConstraintUser`;
+Everything else (questions, omission, feedback, patience) is `users.constraints.ConstraintUser`;
 this adds the compatibility requirement as one more withholdable constraint and its
 own gate problems: proposing the original itself, or an incompatible product (whose
 complaint names the feature, and its value only once the customer has said it).
@@ -13,10 +13,11 @@ from functools import cached_property
 
 from ecom_bench.catalog import Product
 from ecom_bench.catalog.naming import agreement, catalogue_name, product_noun
-from ecom_bench.envs._ranking import Constraint
-from ecom_bench.envs.discovery.user import ConstraintUser, fmt
+from ecom_bench.envs._ranking import Constraint, in_stock_for
 from ecom_bench.envs.substitution.goal import SubstitutionGoal
 from ecom_bench.users import render
+from ecom_bench.users.constraints import ConstraintUser, fmt
+from ecom_bench.world import World
 
 
 class SubstitutionUser(ConstraintUser):
@@ -63,3 +64,6 @@ class SubstitutionUser(ConstraintUser):
                           **agreement(name, product_noun(p)))
         return render("The {name} won't work with what I had; the {label} has to match my old one.",
                       name=name, label=c.label)
+
+    def in_stock(self, world: World, p: Product) -> bool:
+        return in_stock_for(self.goal, world, p)

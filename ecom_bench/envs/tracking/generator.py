@@ -25,7 +25,7 @@ from ecom_bench.envs.tracking.references import (
     phrase_reference,
 )
 from ecom_bench.envs.tracking.user import TrackingUser
-from ecom_bench.users.base import Disclosure
+from ecom_bench.users.messages import Disclosure
 from ecom_bench.world import World
 from ecom_bench.world.order_history import STATUS_AGE_DAYS, GroupProcess, MemberPlan, build_order_history
 from ecom_bench.world.orders import OrderReference, OrderStatus, RefKind

@@ -14,9 +14,9 @@ from typing import ClassVar
 
 from ecom_bench.difficulty import Difficulty
 from ecom_bench.envs.tracking.goal import TrackingGoal
-from ecom_bench.envs.tracking.references import OrderUserBase
 from ecom_bench.users import UserAct, UserMessage, is_request, render
-from ecom_bench.users.base import Disclosure
+from ecom_bench.users.messages import Disclosure
+from ecom_bench.users.orders import OrderUserBase
 from ecom_bench.world import World
 from ecom_bench.world.orders import RefKind
 
