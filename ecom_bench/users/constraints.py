@@ -16,7 +16,7 @@ What it says:
 * **Feedback on proposals** (products named in a plain message) is what a shopper says,
   not a validity oracle: it reacts to the set as a whole and to its *first* problem,
   naming the kind of problem ("that's over my budget") without reading out any value
-  (stated ones are in the request, withheld ones are given when asked); every bad round costs patience (`strike`: the second one ends the
+  (stated ones are in the request, withheld ones are given when asked); every bad round costs patience (`count_mistake`: the second one ends the
   chat). It says "those look good" (CONFIRM) only when every proposed product is in
   stock and right (the verifier's own rule: priced and stocked in the variant the stated
   values name, so "that one is $26.88, over your $26 budget: OK?" gets "over my budget"). Stock-outs are reported (tools show them
@@ -28,15 +28,17 @@ from __future__ import annotations
 
 import random
 import re
-from typing import Any, Protocol
+from collections.abc import Mapping
+from typing import Any, ClassVar, Protocol
 
 from ecom_bench.catalog import Catalog, Product
 from ecom_bench.catalog.naming import Noun, agreement, counted, product_noun, short_name
 from ecom_bench.difficulty import Difficulty
-from ecom_bench.users import UserAct, UserMessage, render
 from ecom_bench.users.customer import Customer
 from ecom_bench.users.mentions import ProductMentions
-from ecom_bench.users.messages import Disclosure
+from ecom_bench.users.messages import Disclosure, UserAct
+from ecom_bench.users.phrases import CONSTRAINT_PHRASES, PHRASES, PhraseTable
+from ecom_bench.users.phrasing import CustomerDecision, Phrase, Speech, Utterance
 from ecom_bench.users.understanding import is_check_in, is_request, says, topics_asked
 from ecom_bench.world import World
 
@@ -63,55 +65,22 @@ GENERAL_CUES = ("anything else", "any other", "anything more", "everything", "al
 #: Proposals a customer reads in one message (the rest are ignored).
 MAX_PROPOSALS = 5
 
-GREETINGS = ("Hi!", "Hello,", "Hey there.", "Hi there,", "")
-CLOSINGS = ("Thanks!", "Thank you.", "")
-QUITS = ("This is taking too long, I'll look elsewhere. Bye.", "Sorry, I have to go. I'll shop another time.")
-SENTENCES: dict[str, tuple[str, ...]] = {
-    "price": ("My budget is ${value}.", "It should cost under ${value}.", "I don't want to spend more than ${value}."),
-    "brand": ("It should be from {value}.", "I'd like the {value} brand."),
-    "rating": ("It should be rated at least {stars}.", "I only buy things with {value}+ stars."),
-    "ship": ("It needs to ship within {days}.", "I need it delivered in {days} or less."),
-    "attribute": ("The {label} must be {value}.", "The {label} must be {value}, please."),
-}
-#: Asking for the list: [k > 1, k == 1] (never "top 1 picks"; `requested_k` reads both). It says
-#: that only products meeting everything count, fewer if fewer do: that is the success rule, and
-#: a careful agent that filled the list with near misses to reach k failed without being told.
-ASK_LIST = (("Please recommend your top {k} picks, only ones that meet everything I need (fewer if fewer do).",
-             "Send me your top {k} options; only ones that fit all of it, even if that's fewer."),
-            ("Please recommend your top pick.", "Send me your top option."))
-GO_AHEAD = ("Please go ahead and recommend your top {k} picks, only ones that meet everything (fewer if "
-            "fewer do).", "Please go ahead and recommend your top pick.")
 #: A question whose plain answer is "no, that's all": it asks whether the customer needs more.
 _ASKS_FOR_MORE = re.compile(r"\b(?:anything|something) (?:else|more|further)\b|\bany other\b|\bis that (?:all|everything)\b|"
                             r"\bbe (?:all|everything)\b|\b(?:have|did) i (?:covered|answered)|\bother (?:needs?|requirements?)\b")
-MORE_TO_SAY = ("There's something else that matters to me too, if you want to know.",
-               "That's not all, by the way; there's more if you need it.")
-#: What is wrong with a proposal, by kind. Never a value: a stated one is in the request
-#: already, a withheld one is given when asked. (Restating stated values let an agent that
-#: never read the request learn them from complaints: 13% of d = 3 discovery episodes.)
-COMPLAINTS: dict[str, str] = {
-    "price": "The {name} {is} over my budget.",
-    "rating": "The {name} {isnt} rated highly enough for me.",
-    "ship": "The {name} would take too long to get here.",
-    "category": "The {name} {isnt} {value}.",
-    "brand": "The {name} {isnt} the brand I want.",
-    "attribute": "The {name} {isnt} available with the {label} I need.",
-}
-#: Said after a complaint about something the customer had already stated.
-AS_I_SAID = ("As I said.", "I mentioned that.")
-NOT_ALL = ("Not all of these work for me.", "Hmm, that's not quite right.", "")
-FEWER_THAN_ASKED = ("Those work for me. I asked for up to {k} picks, though: if more meet everything, "
-                    "please include them in your recommendation.")
-LOOKS_GOOD = ("Those look good to me. Please send them as your final recommendation.",
-              "That works for me. Go ahead and send your recommendation.")
 
 
-class Constraint(Protocol):
+class StatedConstraint(Protocol):
     """One hard requirement, as the customer knows it (`envs._ranking.Constraint` is one)."""
 
-    kind: str
-    value: Any
-    attribute: str | None
+    @property
+    def kind(self) -> str: ...
+
+    @property
+    def value(self) -> Any: ...
+
+    @property
+    def attribute(self) -> str | None: ...
 
     @property
     def slot(self) -> str: ...
@@ -125,11 +94,14 @@ class Constraint(Protocol):
 class ConstraintGoal(Protocol):
     """What the customer reads of its hidden goal (`envs._ranking.RankingGoal` provides it)."""
 
-    k: int
-    reference_id: str  # the product the customer wants something like
+    @property
+    def k(self) -> int: ...
 
     @property
-    def requirements(self) -> tuple[Constraint, ...]: ...
+    def reference_id(self) -> str: ...  # the product the customer wants something like
+
+    @property
+    def requirements(self) -> tuple[StatedConstraint, ...]: ...
 
 
 def fmt(value: object) -> str:
@@ -138,6 +110,8 @@ def fmt(value: object) -> str:
 
 class ConstraintUser(Customer):
     """A shopper with hidden constraints; E_PD and E_SUB differ in the opening and in `_gate_problem`."""
+
+    phrases: ClassVar[PhraseTable] = {**PHRASES, **CONSTRAINT_PHRASES}
 
     def __init__(self, goal: ConstraintGoal, catalog: Catalog, difficulty: Difficulty, seed: int,
                  disclosure: Disclosure) -> None:
@@ -151,11 +125,11 @@ class ConstraintUser(Customer):
         super().__init__(difficulty, seed, disclosure, protect)
 
     # ------------------------------------------------------------- hooks
-    def stated_constraints(self) -> tuple[Constraint, ...]:
+    def stated_constraints(self) -> tuple[StatedConstraint, ...]:
         """Every constraint the user can state, in order (E_SUB adds compatibility)."""
         return self.goal.requirements
 
-    def _intro(self, rng: random.Random) -> str:
+    def _intro(self, rng: random.Random) -> Phrase:
         raise NotImplementedError
 
     def _protected(self) -> set[str]:
@@ -165,71 +139,79 @@ class ConstraintUser(Customer):
         """Whether `p` can be bought now in the variant this customer needs."""
         raise NotImplementedError
 
-    def _gate_problem(self, p: Product, name: str) -> str:
-        """Why `p` fails the env's hard gate, in the customer's words ('' if it passes)."""
-        return ""
+    def _gate_problem(self, p: Product, name: str) -> Phrase | None:
+        """Why `p` fails the env's hard gate, in the customer's words (None if it passes)."""
+        return None
 
-    # --------------------------------------------------------------- API
-    def opening(self) -> UserMessage:
+    def slot_value(self, slot: str) -> str | None:
+        return next((fmt(c.value) for c in self.stated_constraints() if c.slot == slot and c.kind != "category"),
+                    None)
+
+    def persona(self) -> Mapping[str, float] | None:
+        return getattr(self.goal, "weights", None)
+
+    # --------------------------------------------------------- decisions
+    def decide_opening(self) -> CustomerDecision:
         rng = self.rng("opening")
-        parts = [rng.choice(GREETINGS), self._intro(rng)]
+        parts: list[Phrase | None] = [self.pick(rng, "greeting"), self._intro(rng)]
         parts += [self.sentence(c, rng) for c in self.stated_constraints()
                   if c.kind != "category" and self.told(c.slot)]
-        parts.append(render(rng.choice(ASK_LIST[self.goal.k == 1]), k=self.goal.k))
-        parts.append(rng.choice(CLOSINGS))
+        parts.append(self.pick(rng, "ask_top_pick" if self.goal.k == 1 else "ask_list", k=self.goal.k))
+        parts.append(self.pick(rng, "closing"))
         parts.append(self.missing_signal(self.rng("signal")))
-        return self.say(" ".join(p for p in parts if p), UserAct.OPENING, rng)
+        return self.decision(UserAct.OPENING, Speech(tuple(p for p in parts if p)), rng)
 
-    def reply(self, agent_text: str, world: World, *, last_turn: bool) -> UserMessage:
+    def decide_reply(self, agent_text: str, world: World, last_turn: bool) -> CustomerDecision:
         rng = self.next_reply_rng()
         if last_turn:
-            return self.quit(rng, QUITS)
+            return self.goodbye(rng)
         asking = is_request(agent_text)
         revealed = self._answer(agent_text) if asking else []
-        said = [self.sentence(c, rng) for c in revealed]
+        said: list[Utterance] = [self.sentence(c, rng) for c in revealed]
         if revealed and self.withheld():
-            said.append(rng.choice(MORE_TO_SAY))
+            said.append(self.pick(rng, "more_to_say"))
         slots = tuple(c.slot for c in revealed)
         proposals = self._proposals(agent_text, world)
         if proposals:
             return self._feedback(proposals, world, said, slots, rng)
         if said:
-            return self.say(" ".join(said), UserAct.CLARIFY, rng, slots)
-        if self.withheld():
-            return self.say("Okay. " + self.missing_signal(rng), UserAct.CONTINUE, rng)
+            return self.decision(UserAct.CLARIFY, Speech(tuple(said)), rng, slots)
+        if (signal := self.missing_signal(rng)) is not None:
+            return self.decision(UserAct.CONTINUE, Speech((self.line("okay"), signal)), rng)
         if asking and (again := self._told_asked(agent_text)):
             # "Is it okay if it ships in 11 days?", "the color should be Blue, right?": they say again
             # what they need (as they stated it: never a yes to relaxing it, never a bare no)
-            text = " ".join([self.sentence(c, rng) for c in again] + [render(GO_AHEAD[self.goal.k == 1], k=self.goal.k)])
-            return self.say(text, UserAct.CONTINUE, rng)
+            return self.decision(UserAct.CONTINUE, Speech((*[self.sentence(c, rng) for c in again], self._go_ahead())),
+                                 rng, convey=[(c.slot, fmt(c.value)) for c in again])
         if asking and not _ASKS_FOR_MORE.search(agent_text.lower()) and is_check_in(agent_text.lower()):
             # "Does that sound good?" asks for approval, not for more needs: a "No, that's
             # everything" would read as a refusal
-            return self.say("Yes. " + render(GO_AHEAD[self.goal.k == 1], k=self.goal.k), UserAct.CONTINUE, rng)
+            return self.decision(UserAct.CONTINUE, Speech((self.line("yes"), self._go_ahead())), rng)
         if asking:
-            return self.say(rng.choice(("No, that's everything I need.", "Nothing else, that's all.")),
-                            UserAct.CONTINUE, rng)
-        return self.say(render(GO_AHEAD[self.goal.k == 1], k=self.goal.k), UserAct.CONTINUE, rng)
+            return self.decision(UserAct.CONTINUE, self.pick(rng, "nothing_else"), rng)
+        return self.decision(UserAct.CONTINUE, self._go_ahead(), rng)
 
-    # ----------------------------------------------------------- phrasing
-    def sentence(self, c: Constraint, rng: random.Random) -> str:
+    def sentence(self, c: StatedConstraint, rng: random.Random) -> Phrase:
+        """The sentence stating constraint `c`."""
         days = counted(c.value, "day") if c.kind == "ship" else ""
         stars = counted(c.value, "star") if c.kind == "rating" else ""
-        return render(rng.choice(SENTENCES[c.kind]), value=fmt(c.value), label=c.label, days=days, stars=stars)
+        return self.pick(rng, f"state_{c.kind}", value=fmt(c.value), label=c.label, days=days, stars=stars)
 
+    def _go_ahead(self) -> Phrase:
+        return self.line("go_ahead_top_pick" if self.goal.k == 1 else "go_ahead_list", k=self.goal.k)
     # ---------------------------------------------------------- questions
-    def _cues(self, c: Constraint) -> tuple[str, ...]:
+    def _cues(self, c: StatedConstraint) -> tuple[str, ...]:
         if c.kind != "attribute":
             return KIND_CUES.get(c.kind, ())
         assert c.attribute is not None
         return (c.label, c.attribute.replace("_", " ")) + ATTRIBUTE_CUES.get(c.attribute, ())
 
-    def _told_asked(self, agent_text: str) -> list[Constraint]:
+    def _told_asked(self, agent_text: str) -> list[StatedConstraint]:
         """The stated constraints, already told, that a request asks about by their cues."""
         told = {c.slot: c for c in self.stated_constraints() if c.kind != "category" and self.told(c.slot)}
         return [told[s] for s in topics_asked(agent_text, {s: self._cues(c) for s, c in told.items()})]
 
-    def _answer(self, agent_text: str) -> list[Constraint]:
+    def _answer(self, agent_text: str) -> list[StatedConstraint]:
         """The withheld constraints a request discloses (`Customer.to_disclose`), marked told."""
         low = agent_text.lower()
         hidden = {c.slot: c for c in self.stated_constraints() if not self.told(c.slot)}
@@ -244,41 +226,40 @@ class ConstraintUser(Customer):
         """Products the agent names in a plain message: by id, or by the short name of one it was shown."""
         return [world.product(pid) for pid in self._mentions(agent_text, world)[:MAX_PROPOSALS]]
 
-    def _feedback(self, proposals: list[Product], world: World, said: list[str], slots: tuple[str, ...],
-                  rng: random.Random) -> UserMessage:
+    def _feedback(self, proposals: list[Product], world: World, said: list[Utterance], slots: tuple[str, ...],
+                  rng: random.Random) -> CustomerDecision:
         """Stock-outs, then the set's first problem (a strike), else CONFIRM."""
         stocked = {p.id: self.in_stock(world, p) for p in proposals}
-        gone = [render("The {name} show{s} as out of stock now.", name=short_name(p),
-                       **agreement(short_name(p), product_noun(p)))
+        gone = [self.line("out_of_stock_now", name=short_name(p), **agreement(short_name(p), product_noun(p)))
                 for p in proposals if not stocked[p.id]]
-        problem = next((c for p in proposals if stocked[p.id] and (c := self._problem(p, slots))), "")
+        problem = next((c for p in proposals if stocked[p.id] and (c := self._problem(p, slots))), None)
         if problem:
-            goodbye = self.strike(rng)
+            goodbye = self.count_mistake(rng)
             if goodbye is not None:
                 return goodbye
-            text = " ".join(said + gone + [rng.choice(NOT_ALL), problem])
-            return self.say(text, UserAct.CORRECT, rng, slots)
+            text = Speech((*said, *gone, self.pick(rng, "not_all"), problem), keep_empty=True)
+            return self.decision(UserAct.CORRECT, text, rng, slots)
         if gone:
-            return self.say(" ".join(said + gone), UserAct.CORRECT, rng, slots)
+            return self.decision(UserAct.CORRECT, Speech((*said, *gone)), rng, slots)
         if len(proposals) < self.goal.k:
             # fine as far as they go; the customer asked for up to k and cannot know how many qualify
-            more = render(FEWER_THAN_ASKED, k=self.goal.k)
-            return self.say(" ".join(said + [more]), UserAct.CONFIRM, rng, slots)
-        return self.say(" ".join(said + [rng.choice(LOOKS_GOOD)]), UserAct.CONFIRM, rng, slots)
+            more = self.line("fewer_than_asked", k=self.goal.k)
+            return self.decision(UserAct.CONFIRM, Speech((*said, more)), rng, slots)
+        return self.decision(UserAct.CONFIRM, Speech((*said, self.pick(rng, "looks_good"))), rng, slots)
 
-    def _problem(self, p: Product, told_now: tuple[str, ...] = ()) -> str:
-        """The first thing wrong with an in-stock proposal, in the customer's words ('' if none);
+    def _problem(self, p: Product, told_now: tuple[str, ...] = ()) -> Utterance | None:
+        """The first thing wrong with an in-stock proposal, in the customer's words (None if none);
         "as I said" only for what was said before this reply (`told_now`: said in it)."""
         name = short_name(p)
         if gate := self._gate_problem(p, name):
             return gate
         c = next((c for c in self.goal.requirements if c.satisfaction(p) < 1.0), None)
         if c is None:
-            return ""
-        text = render(COMPLAINTS[c.kind], name=name, value=self._noun().a(), label=c.label,
-                      **agreement(name, product_noun(p)))
+            return None
+        text = self.line(f"complaint_{c.kind}", name=name, value=self._noun().a(), label=c.label,
+                         **agreement(name, product_noun(p)))
         if c.kind != "category" and self.told(c.slot) and c.slot not in told_now:
-            text += " " + AS_I_SAID[len(name) % len(AS_I_SAID)]
+            return Speech((text, self.alternative("as_i_said", len(name) % len(self.alternatives("as_i_said")))))
         return text
 
     def _noun(self) -> Noun:

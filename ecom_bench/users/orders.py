@@ -8,10 +8,13 @@ from __future__ import annotations
 
 import random
 import re
+from typing import ClassVar
 
 from ecom_bench.difficulty import Difficulty
 from ecom_bench.users.customer import Customer
-from ecom_bench.users.messages import Disclosure, UserAct, UserMessage, render
+from ecom_bench.users.messages import Disclosure, UserAct
+from ecom_bench.users.phrases import ORDER_PHRASES, PHRASES, PhraseTable
+from ecom_bench.users.phrasing import CustomerDecision, Phrase
 from ecom_bench.users.understanding import is_request
 
 ORDER_ID_RE = re.compile(r"\bORD-\d{6}\b", re.IGNORECASE)
@@ -23,7 +26,7 @@ class OrderUserBase(Customer):
 
     Subclasses set `target_order_id`, `direct` (the customer gave, or knows, the order id),
     `full_reference` (what they say when asked which order) and `alternates` (further
-    descriptions, each unique to the same line), and implement `opening` / `reply`.
+    descriptions, each unique to the same line), and decide their opening and replies.
 
     A customer who *described* their order never saw its id: any message naming order ids
     gets the same reply whether or not theirs is among them (they restate the
@@ -36,6 +39,7 @@ class OrderUserBase(Customer):
     direct: bool
     full_reference: str
     alternates: tuple[str, ...] = ()
+    phrases: ClassVar[PhraseTable] = {**PHRASES, **ORDER_PHRASES}
 
     def __init__(self, difficulty: Difficulty, seed: int, disclosure: Disclosure, protect: frozenset[str]) -> None:
         super().__init__(difficulty, seed, disclosure, protect)
@@ -48,15 +52,20 @@ class OrderUserBase(Customer):
     def _reveal_order(self) -> tuple[str, ...]:
         return ("order",) if self._disclosure.reveal("order") else ()
 
-    def restate(self) -> str:
+    def slot_value(self, slot: str) -> str | None:
+        if slot == "order":
+            return self.target_order_id if self.direct else self.full_reference
+        return None
+
+    def restate(self) -> Phrase:
         """Asked again which order: another description of the same line (the full one if none is left)."""
         if not self.alternates:
-            return render("As I said, it's {ref}.", ref=self.full_reference)
+            return self.line("as_i_said", ref=self.full_reference)
         alt = self.alternates[self._asked_again % len(self.alternates)]
         self._asked_again += 1
-        return render("As I said, it's {ref}; in other words, {alt}.", ref=self.full_reference, alt=alt)
+        return self.line("as_i_said_in_other_words", ref=self.full_reference, alt=alt)
 
-    def order_feedback(self, agent_text: str, rng: random.Random) -> UserMessage | None:
+    def order_feedback(self, agent_text: str, rng: random.Random) -> CustomerDecision | None:
         """The reply to a message naming order ids (None when it names none)."""
         named = self.mentioned_orders(agent_text)
         if not named:
@@ -69,14 +78,15 @@ class OrderUserBase(Customer):
         revealed = self._reveal_order()
         act = UserAct.CLARIFY if revealed else UserAct.CONTINUE
         if not self.direct:
-            text = render("I don't have the order numbers in front of me. I mean {ref}.", ref=self.full_reference)
-            return self.say(text, act, rng, revealed)
+            return self.decision(act, self.line("no_order_numbers", ref=self.full_reference), rng, revealed)
         if self.target_order_id in named:
             return None  # they gave the id: talking about it is no news to them
+        said = [("order", self.target_order_id)]
         if is_request(agent_text):
-            return self.say(render("My order number is {id}.", id=self.target_order_id), act, rng, revealed)
-        quit_ = self.strike(rng)
-        if quit_ is not None:
-            return quit_
-        text = render("That's not my order. My order number is {id}.", id=self.target_order_id)
-        return self.say(text, UserAct.CORRECT, rng, revealed)
+            return self.decision(act, self.line("my_order_number", id=self.target_order_id), rng, revealed,
+                                 convey=said if not revealed else ())
+        goodbye = self.count_mistake(rng)
+        if goodbye is not None:
+            return goodbye
+        return self.decision(UserAct.CORRECT, self.line("not_my_order", id=self.target_order_id), rng, revealed,
+                             convey=said if not revealed else ())

@@ -3,21 +3,27 @@
 from __future__ import annotations
 
 import random
+from typing import ClassVar
 
 from ecom_bench.catalog import Product
 from ecom_bench.envs._ranking import in_stock_for
-from ecom_bench.users import render
+from ecom_bench.envs.discovery.goal import DiscoveryGoal
+from ecom_bench.envs.discovery.phrases import PHRASES
 from ecom_bench.users.constraints import ConstraintUser
+from ecom_bench.users.phrases import PhraseTable
+from ecom_bench.users.phrasing import Phrase
 from ecom_bench.world import World
 
 
 class DiscoveryUser(ConstraintUser):
     """E_PD: "I'm looking for a mouse." plus the constraints."""
 
-    def _intro(self, rng: random.Random) -> str:
+    goal: DiscoveryGoal
+    phrases: ClassVar[PhraseTable] = {**ConstraintUser.phrases, **PHRASES}
+
+    def _intro(self, rng: random.Random) -> Phrase:
         noun = self._noun()
-        return render(rng.choice(("I'm looking for {a_noun}.", "I need {a_new_noun}.", "Can you help me find {a_noun}?")),
-                      a_noun=noun.a(), a_new_noun=noun.a("new"))
+        return self.pick(rng, "intro", a_noun=noun.a(), a_new_noun=noun.a("new"))
 
     def _protected(self) -> set[str]:
         return {self._noun().one}
