@@ -1,9 +1,7 @@
 """`ConstraintUser`: a shopper with hard constraints it states or withholds, and feedback on proposals.
 
 E_PD's and E_SUB's customers are one: they differ in the opening and in the env's hard gate
-(`_gate_problem`). The behaviour, from E_PD's point of view:
-
-What it says:
+(`_gate_problem`). What it says, from E_PD's point of view:
 
 * **Opening.** The product kind and every constraint not withheld (one sentence each);
   when something is withheld, the base's `missing_signal` ("That's not all I need").
@@ -16,11 +14,12 @@ What it says:
 * **Feedback on proposals** (products named in a plain message) is what a shopper says,
   not a validity oracle: it reacts to the set as a whole and to its *first* problem,
   naming the kind of problem ("that's over my budget") without reading out any value
-  (stated ones are in the request, withheld ones are given when asked); every bad round costs patience (`count_mistake`: the second one ends the
-  chat). It says "those look good" (CONFIRM) only when every proposed product is in
-  stock and right (the verifier's own rule: priced and stocked in the variant the stated
-  values name, so "that one is $26.88, over your $26 budget: OK?" gets "over my budget"). Stock-outs are reported (tools show them
-  too) and cost nothing: the world changed, the agent made no mistake.
+  (stated ones are in the request, withheld ones are given when asked); every bad round
+  costs patience (`count_mistake`: the second one ends the chat). It says "those look
+  good" (CONFIRM) only when every proposed product is in stock and right (the verifier's
+  own rule: priced and stocked in the variant the stated values name, so "that one is
+  $26.88, over your $26 budget: OK?" gets "over my budget"). Stock-outs are reported
+  (tools show them too) and cost nothing: the world changed, the agent made no mistake.
 * Otherwise: "go ahead and recommend" only when nothing is withheld.
 """
 
@@ -153,13 +152,14 @@ class ConstraintUser(Customer):
     # --------------------------------------------------------- decisions
     def decide_opening(self) -> CustomerDecision:
         rng = self.rng("opening")
+        stated = [c for c in self.stated_constraints() if c.kind != "category" and self.told(c.slot)]
         parts: list[Phrase | None] = [self.pick(rng, "greeting"), self._intro(rng)]
-        parts += [self.sentence(c, rng) for c in self.stated_constraints()
-                  if c.kind != "category" and self.told(c.slot)]
+        parts += [self.sentence(c, rng) for c in stated]
         parts.append(self.pick(rng, "ask_top_pick" if self.goal.k == 1 else "ask_list", k=self.goal.k))
         parts.append(self.pick(rng, "closing"))
         parts.append(self.missing_signal(self.rng("signal")))
-        return self.decision(UserAct.OPENING, Speech(tuple(p for p in parts if p)), rng)
+        return self.decision(UserAct.OPENING, Speech(tuple(p for p in parts if p)), rng,
+                             convey=self.facts(c.slot for c in stated))
 
     def decide_reply(self, agent_text: str, world: World, last_turn: bool) -> CustomerDecision:
         rng = self.next_reply_rng()

@@ -103,6 +103,10 @@ class Customer:
         """The value of `slot` as the customer's words carry it (None: no single value to check)."""
         return None
 
+    def facts(self, slots: Iterable[str]) -> list[tuple[str, str]]:
+        """(slot, value) for those of `slots` whose value the words carry (what an opening states)."""
+        return [(s, v) for s in slots if (v := self.slot_value(s)) is not None]
+
     def persona(self) -> Mapping[str, float] | None:
         """The customer's hidden preference weights, where it has them (for a phraser's tone only)."""
         return None
@@ -147,7 +151,7 @@ class Customer:
         values of the slots still withheld must not be said. Noise goes on with `rng`."""
         self._noise_rng = rng
         revealed = tuple(revealed)
-        facts = [(s, v) for s in revealed if (v := self.slot_value(s)) is not None]
+        facts = self.facts(revealed)
         withhold = tuple(v for s in self.withheld() if (v := self.slot_value(s)) is not None)
         return CustomerDecision(act, say, revealed, (*facts, *convey), withhold)
 

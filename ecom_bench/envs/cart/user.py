@@ -129,7 +129,9 @@ class CartUser(Customer):
                    if len(items) > 1 else items[0])
         text = self.line("opening", greeting=self.pick(rng, "greeting"), intro=self.pick(rng, "intro"),
                          listing=listing, closing=self.pick(rng, "closing"))
-        return self.decision(UserAct.OPENING, text, rng)
+        told = [s for t in self.goal.targets for s in (t.quantity_slot, t.variant_slot)
+                if self.told(s) and (s == t.quantity_slot and t.quantity > 1 or s == t.variant_slot and t.variant_required)]
+        return self.decision(UserAct.OPENING, text, rng, convey=self.facts(told))
 
     def decide_reply(self, agent_text: str, world: World, last_turn: bool) -> CustomerDecision:
         rng = self.next_reply_rng()
