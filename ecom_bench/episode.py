@@ -8,7 +8,8 @@ budget B_tool(d), the customer's patience T_max(d), hard fails, the safety cap a
 reward are identical in evaluation and training.
 
 One agent *turn* is one message to the customer, with whatever tool calls precede it;
-the env's final-answer tool ends the last turn.
+the env's final-answer tool ends the last turn. `astep` is `step` for an async caller: the
+same loop, with the customer's words awaited from the episode's phraser.
 """
 
 from __future__ import annotations
@@ -159,7 +160,8 @@ class Episode:
 
     `strict=True` is the published rule: an unparseable call, an unknown tool or
     arguments that fail the schema end the episode with the failure score.
-    `strict=False` returns the error to the agent instead.
+    `strict=False` returns the error to the agent instead. `phraser` words the customer's
+    decisions (default: the templates); `astep` / `aopen` await an async phraser's words.
     """
 
     def __init__(self, env: Environment, problem: Problem, *, strict: bool = True,
