@@ -9,7 +9,8 @@ The public API, one name per concept (docs/extending.md shows them at work):
   groups (`CatalogTools`, `CartTools`, `OrderTools`, `PolicyTools`, `RecommendTools`,
   `BundleTools`);
 * the shared catalogue: `load_context`, `CatalogSpec`;
-* the customer: `Customer`, `UserSimulator`, `UserMessage`, `UserAct`;
+* the customer: `Customer`, `UserSimulator`, `UserMessage`, `UserAct`; the seam a model
+  customer words through: `CustomerDecision`, `Phraser`, `PhrasingContext`, `TemplatePhraser`;
 * the agent protocol: `Policy`, `AgentAction`, `ToolCallRequest`, `Message`, `EpisodeStatus`,
   `get_policy`;
 * the episode: `Episode`, `new_episode`, `run_policy`, `EpisodeResult`, `EndReason`;
@@ -57,6 +58,10 @@ _EXPORTS: dict[str, str] = {
     "UserSimulator": "ecom_bench.users",
     "UserMessage": "ecom_bench.users",
     "UserAct": "ecom_bench.users",
+    "CustomerDecision": "ecom_bench.users.phrasing",
+    "Phraser": "ecom_bench.users.phrasing",
+    "PhrasingContext": "ecom_bench.users.phrasing",
+    "TemplatePhraser": "ecom_bench.users.phrasing",
     "Policy": "ecom_bench.conversation",
     "get_policy": "ecom_bench.agents.base",
     "AgentAction": "ecom_bench.conversation",
@@ -117,6 +122,10 @@ if TYPE_CHECKING:
         UserAct as UserAct, UserMessage as UserMessage, UserSimulator as UserSimulator,
     )
     from ecom_bench.users.customer import Customer as Customer
+    from ecom_bench.users.phrasing import (
+        CustomerDecision as CustomerDecision, Phraser as Phraser, PhrasingContext as PhrasingContext,
+        TemplatePhraser as TemplatePhraser,
+    )
     from ecom_bench.world._tooling import (
         ToolBase as ToolBase, ToolError as ToolError, tool_method as tool_method,
     )

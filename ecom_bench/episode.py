@@ -8,14 +8,17 @@ budget B_tool(d), the customer's patience T_max(d), hard fails, the safety cap a
 reward are identical in evaluation and training.
 
 One agent *turn* is one message to the customer, with whatever tool calls precede it;
-the env's final-answer tool ends the last turn.
+the env's final-answer tool ends the last turn. `astep` is `step` for an async caller: the
+same loop, with the customer's words awaited from the episode's phraser.
 """
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 from ecom_bench.conversation import AgentAction, EpisodeStatus, Message
 
@@ -23,6 +26,7 @@ from ecom_bench.difficulty import Difficulty
 from ecom_bench.envs.base import Environment, Problem, Verdict
 from ecom_bench.rewards import Reward, efficiency, hallucination
 from ecom_bench.users import UserAct, UserMessage
+from ecom_bench.users.phrasing import LoopPhraser, Phraser, TemplatePhraser
 from ecom_bench.world._tooling import clip_text
 from ecom_bench.world.state import ToolCallRecord
 from ecom_bench.world.toolkit import InvalidToolCall, ToolError, ToolSpec
@@ -41,6 +45,8 @@ STEPS_PER_TURN = 12
 
 if TYPE_CHECKING:
     from ecom_bench.envs.context import EnvContext
+
+_T = TypeVar("_T")
 
 
 class EndReason(str, Enum):
@@ -154,10 +160,12 @@ class Episode:
 
     `strict=True` is the published rule: an unparseable call, an unknown tool or
     arguments that fail the schema end the episode with the failure score.
-    `strict=False` returns the error to the agent instead.
+    `strict=False` returns the error to the agent instead. `phraser` words the customer's
+    decisions (default: the templates); `astep` / `aopen` await an async phraser's words.
     """
 
-    def __init__(self, env: Environment, problem: Problem, *, strict: bool = True) -> None:
+    def __init__(self, env: Environment, problem: Problem, *, strict: bool = True,
+                 phraser: Phraser | None = None) -> None:
         self.env = env
         self.problem = problem
         self.strict = strict
@@ -176,8 +184,16 @@ class Episode:
         self.hard_fail_reason: str | None = None
         self._result: EpisodeResult | None = None
         self.user_messages: list[UserMessage] = []
-        self._opening = problem.user.opening()
-        self.user_messages.append(self._opening)
+        self._opening: UserMessage | None = None  # said on first use, so `aopen` can await its words
+        # the customer's words: `phraser` (default: the templates), awaited on the caller's loop under astep
+        self.phraser = phraser or TemplatePhraser()
+        self._voice = LoopPhraser(self.phraser)
+        use_phraser = getattr(problem.user, "use_phraser", None)
+        if use_phraser is not None:
+            use_phraser(self._voice, env.name)
+        elif phraser is not None:
+            raise TypeError(f"the customer of {env.name!r} ({type(problem.user).__name__}) has no use_phraser(): "
+                            "it words its own replies, so it cannot take a phraser")
 
     # ------------------------------------------------------------- surface
     @property
@@ -186,7 +202,13 @@ class Episode:
 
     @property
     def opening(self) -> str:
-        return self._opening.text
+        return self._open().text
+
+    def _open(self) -> UserMessage:
+        if self._opening is None:
+            self._opening = self.problem.user.opening()
+            self.user_messages.insert(0, self._opening)
+        return self._opening
 
     def tool_specs(self) -> list[ToolSpec]:
         specs = self.toolkit.specs()
@@ -225,6 +247,7 @@ class Episode:
         if self.done:
             raise EpisodeOver(f"the episode has ended ({self.end.value if self.end else 'done'}); "
                               "reset to start another")
+        self._open()
         self.steps += 1
         observation: list[Message] = []
         if action.tool_calls:
@@ -245,6 +268,22 @@ class Episode:
         end = self.end
         return StepResult(observation, reward, bool(end and not end.truncated), bool(end and end.truncated),
                           self.info())
+
+    async def astep(self, action: AgentAction) -> StepResult:
+        """`step`, with the customer's words awaited from the phraser's `aphrase` on this event loop
+        (the step itself runs in a worker thread, so the turn loop is `step`'s own)."""
+        return await self._off_loop(self.step, action)
+
+    async def aopen(self) -> str:
+        """`opening`, its words awaited as `astep`'s are."""
+        return (await self._off_loop(self._open)).text
+
+    async def _off_loop(self, fn: Callable[..., _T], *args: Any) -> _T:
+        self._voice.loop = asyncio.get_running_loop()
+        try:
+            return await asyncio.to_thread(fn, *args)
+        finally:
+            self._voice.loop = None
 
     # --------------------------------------------------------------- actions
     def call_tool(self, name: str, arguments: Any) -> ToolOutcome:
@@ -293,6 +332,7 @@ class Episode:
         """The agent speaks to the user: ends a turn and returns the user's reply."""
         if self.done:
             return None
+        self._open()
         self.turns += 1
         self.calls_this_turn = 0
         self.refused_this_turn = 0
@@ -402,11 +442,13 @@ class Episode:
 
 
 def new_episode(env_name: str, difficulty: int, seed: int = 0, index: int = 0, *,
-                context: "EnvContext | None" = None, strict: bool = True) -> Episode:
+                context: "EnvContext | None" = None, strict: bool = True,
+                phraser: Phraser | None = None) -> Episode:
     """Episode `index` of the (env, d, seed) dataset: the world is generated here, once.
 
     The same arguments give the same world, customer and score in any process; the
-    Inspect task's sample `index` is this episode.
+    Inspect task's sample `index` is this episode. `phraser` words the customer's decisions
+    (default: the templates, the published benchmark).
     """
     from ecom_bench._seeding import episode_seed
     from ecom_bench.envs import get_env
@@ -415,4 +457,4 @@ def new_episode(env_name: str, difficulty: int, seed: int = 0, index: int = 0, *
     env = get_env(env_name)
     ctx = context or load_context()
     problem = env.generate(ctx, episode_seed(env_name, seed, difficulty, index), Difficulty.from_level(difficulty))
-    return Episode(env, problem, strict=strict)
+    return Episode(env, problem, strict=strict, phraser=phraser)

@@ -6,9 +6,8 @@ episode, the user and the world's search.
 
 from __future__ import annotations
 
-import re
-
 import json
+import re
 from dataclasses import replace
 
 import pytest
@@ -21,7 +20,7 @@ from ecom_bench.envs.cart.user import CartUser
 from ecom_bench.envs.journey import journey_length
 from ecom_bench.runner import make_episode, run_policy
 from ecom_bench.users import UserAct
-from ecom_bench.users.base import Disclosure
+from ecom_bench.users.messages import Disclosure
 
 
 def episode(context, env, d, index=0, **kw):

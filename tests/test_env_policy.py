@@ -18,7 +18,7 @@ from ecom_bench.envs import get_env
 from ecom_bench.envs.base import new_world
 from ecom_bench.envs.policy.goal import PolicyGoal, ratio_reward
 from ecom_bench.envs.policy.agents import read_rule
-from ecom_bench.envs.policy.user import POLICY_MISSING_SIGNALS
+from ecom_bench.envs.policy.phrases import PHRASES as POLICY_PHRASES
 from ecom_bench.runner import make_episode, run_policy
 from ecom_bench.users import UserAct
 from ecom_bench.domains.policy.generator import _value, make_rule
@@ -357,9 +357,9 @@ def test_nothing_withheld_no_clarify_and_the_opening_signals_only_when_something
     for i in range(40):
         ep = episode(context, 9, i)
         user = ep.problem.user
-        tail = ep.opening[-max(map(len, POLICY_MISSING_SIGNALS)) - 5:]  # typos may touch the signal
+        tail = ep.opening[-max(map(len, POLICY_PHRASES["missing_signal"])) - 5:]  # typos may touch the signal
         signalled = any(difflib.SequenceMatcher(None, line, tail[-len(line) - 3:]).ratio() > 0.85
-                        for line in POLICY_MISSING_SIGNALS)
+                        for line in POLICY_PHRASES["missing_signal"])
         assert signalled == bool(user.withheld()), ep.opening
         if not user.withheld():
             reply = ep.agent_message("Is there anything else I should know?")

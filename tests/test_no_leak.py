@@ -109,7 +109,7 @@ def _slot_phrases(task) -> tuple[dict[str, list[str]], list[str]]:  # noqa: ANN0
                                          f": {t.variant_value})"]
             slots[t.quantity_slot] = [f"{t.quantity} {w} {t.short_name}" for w in ("x", "of the", "units of the")]
     elif env in ("discovery", "substitution"):
-        from ecom_bench.envs.discovery.user import fmt
+        from ecom_bench.users.constraints import fmt
 
         noun = user._noun()
         said += [noun.one, noun.many] + ([user.original_name] if env == "substitution" else [])
@@ -122,11 +122,13 @@ def _slot_phrases(task) -> tuple[dict[str, list[str]], list[str]]:  # noqa: ANN0
     elif env == "tracking":
         slots["order"] = [g.reference_text] if g.reference["kind"] not in ("noun",) else []
     elif env == "returns":
+        from ecom_bench.users.phrasing import template_text
+
         s = user.script
         slots["order"] = [g.reference_text] if g.reference["kind"] != "order_id" else [g.order_id]
         slots["item"] = [s.item] if s.item.lower() != f"the {s.noun}".lower() else []
-        slots["reason"] = [s.reason]
-        slots["method"] = [s.method]
+        slots["reason"] = [template_text(s.reason)]
+        slots["method"] = [template_text(s.method)]
         if g.new_variant_value:
             slots["variant"] = [f"the {g.new_variant_value} one"]
     elif env == "policy":

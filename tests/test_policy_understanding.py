@@ -28,7 +28,8 @@ from ecom_bench.agents import get_policy
 from ecom_bench.envs import get_env
 from ecom_bench.envs.policy.goal import PolicyGoal
 from ecom_bench.envs.policy.questions import RIVALS, read_question
-from ecom_bench.envs.policy.user import NOT_SURE, STILL_WAITING, THANKS, PolicyUser
+from ecom_bench.envs.policy.phrases import PHRASES as POLICY_PHRASES
+from ecom_bench.envs.policy.user import PolicyUser
 from ecom_bench.runner import make_episode, run_policy
 from ecom_bench.users import Disclosure, UserAct, UserMessage
 from ecom_bench.domains.policy.rules import SLOTS
@@ -132,7 +133,7 @@ def test_a_part_the_customer_cannot_place_is_not_dropped(goal):
     held = {"competitor_type", "price_gap", "tier"}
     reply = ask(customer(goal, held), "Who has the lower price and what is it?")
     assert set(reply.revealed) == held
-    assert any(lead in reply.text for lead in NOT_SURE)
+    assert any(lead in reply.text for lead in POLICY_PHRASES["not_sure"])
 
 
 # --------------------------------------------------------- general, check-ins
@@ -151,10 +152,10 @@ def test_a_check_in_gets_a_natural_reply(goal):
         assert reply.revealed == ("tier",) and reply.act is UserAct.CLARIFY, question
         user = customer(goal, ())
         waiting = ask(user, question)
-        assert waiting.text in STILL_WAITING and not waiting.excused, (question, waiting.text)
+        assert waiting.text in POLICY_PHRASES["still_waiting"] and not waiting.excused, (question, waiting.text)
         ask(user, "Under the policy the fee is $12.40.")
         thanked = ask(user, question)
-        assert thanked.text in THANKS and not thanked.excused, (question, thanked.text)
+        assert thanked.text in POLICY_PHRASES["thanks"] and not thanked.excused, (question, thanked.text)
 
 
 def test_a_question_about_something_else_is_no_clarification(goal):
@@ -201,7 +202,7 @@ def test_held_out_general_questions_and_check_ins(goal):
         waiting = ask(user, question)
         ask(user, "The fee comes to $12.40 under the policy.")
         thanked = ask(user, question)
-        assert waiting.text in STILL_WAITING and thanked.text in THANKS, (question, waiting.text, thanked.text)
+        assert waiting.text in POLICY_PHRASES["still_waiting"] and thanked.text in POLICY_PHRASES["thanks"], (question, waiting.text, thanked.text)
         assert not waiting.excused and not thanked.excused
 
 

@@ -32,13 +32,13 @@ from ecom_bench.catalog.naming import (
     short_name,
 )
 from ecom_bench.catalog.search import SearchEngine
-from ecom_bench.envs.cart.user import MESS_OBJECTIONS, UNASKED_OBJECTIONS
+from ecom_bench.envs.cart.phrases import PHRASES as CART_PHRASES
 from ecom_bench.envs.context import EnvContext
 from ecom_bench.runner import make_episode, run_policy
 from ecom_bench.users import UserAct
 
 DATA = Path(__file__).parent / "data" / "amazon_small_nocomma.jsonl"
-OBJECTIONS = UNASKED_OBJECTIONS + MESS_OBJECTIONS
+OBJECTIONS = CART_PHRASES["unasked"] + CART_PHRASES["mess"]
 
 
 @pytest.fixture(scope="module")

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from datetime import date
 from ecom_bench.domains.orders.records import RETURN_WINDOW_DAYS, DEFAULT_RETURN_WINDOW_DAYS
-from ecom_bench.envs.returns.user import REASON_PHRASES, METHOD_PHRASES
+from ecom_bench.envs.returns.phrases import METHOD_PHRASES, REASON_PHRASES
 from ecom_bench.catalog.taxonomy import LEAVES
 from red_team.common import Conv
 

@@ -27,9 +27,9 @@ from collections.abc import Sequence
 from functools import cache
 from statistics import fmean
 
-from ecom_bench._seeding import derive_seed, seeded_rng
 import numpy as np
 
+from ecom_bench._seeding import derive_seed, seeded_rng
 from ecom_bench.catalog import Catalog
 from ecom_bench.catalog.lookups import catalog_lookups, rows_of
 from ecom_bench.difficulty import Difficulty
@@ -37,7 +37,7 @@ from ecom_bench.envs.base import EnvAxis, SubTask
 from ecom_bench.envs.bundle.goal import BUDGET_SLOT, BundleConstraint, BundleGoal, BundleItem
 from ecom_bench.envs.bundle.projects import compose
 from ecom_bench.envs.bundle.user import BundleUser
-from ecom_bench.users.base import Disclosure
+from ecom_bench.users.messages import Disclosure
 from ecom_bench.world import World
 from ecom_bench.world.state import StockOut, changed_rows, in_stock_mask
 

@@ -13,7 +13,7 @@
 * A proposal (a message naming catalogue product ids) is reviewed with the verifier's
   own rule (`goal.assess`): the *kinds* of problem (something missing, unwanted,
   doubled, over budget, breaking a requirement; CORRECT, disclosing nothing, and a
-  `strike`: the second bad list ends the chat), sold-out picks by name, or a
+  `count_mistake`: the second bad list ends the chat), sold-out picks by name, or a
   confirmation (CONFIRM).
 * Stock-outs the agent triggered are announced in the next reply; QUIT on the last turn.
 """
@@ -27,30 +27,30 @@ from typing import ClassVar
 from ecom_bench.catalog.naming import agreement, product_noun, short_name
 from ecom_bench.catalog.taxonomy import LEAVES
 from ecom_bench.difficulty import Difficulty
-from ecom_bench.envs._mentions import ProductMentions
-from ecom_bench.envs.bundle.goal import (BUDGET_SLOT, BundleConstraint, BundleGoal, assess, item_name,
-                                         with_article)
+from ecom_bench.envs.bundle.goal import (
+    BUDGET_SLOT,
+    BundleConstraint,
+    BundleGoal,
+    assess,
+    item_name,
+    with_article,
+)
+from ecom_bench.envs.bundle.phrases import PHRASES
 from ecom_bench.envs.bundle.projects import Project
-from ecom_bench.users import UserAct, UserMessage, render
-from ecom_bench.users.base import Disclosure
+from ecom_bench.users import UserAct
 from ecom_bench.users.customer import Customer
+from ecom_bench.users.mentions import ProductMentions
+from ecom_bench.users.messages import Disclosure
+from ecom_bench.users.phrases import PhraseTable
+from ecom_bench.users.phrasing import CustomerDecision, Phrase, Speech, template_text
 from ecom_bench.users.understanding import is_request, sentences
 from ecom_bench.world import World
 
-GREETINGS = ("Hi!", "Hello,", "Hey there.", "Hi there,", "")
-NEED_INTROS = ("Here's what I need:", "Could you put together a shopping list for me:", "I'll need:",
-               "Can you help me find:")
-MORE_SIGNALS = ("I'll need a few other things too.", "There's a bit more I need as well.",
-                "That's not everything, there are a few more things.")
-BUDGET_SIGNALS = ("I have a budget in mind as well.", "I also have a budget to stick to.")
-CONSTRAINT_SIGNALS = ("I also have a requirement for the products.",
-                      "The products have to meet a requirement of mine.")
 CONSTRAINT_WORDS: dict[str, tuple[str, ...]] = {
     "min_rating": ("rating", "rated", "stars", "reviews", "quality"),
     "max_ship_days": ("ship", "shipping", "deliver", "delivery", "arrive", "days", "when"),
 }
 REQUIREMENT_WORDS = ("requirement", "require", "preference", "prefer")
-CLOSINGS = ("Thanks!", "Thank you.", "")
 #: Words that widen a request to everything withheld ("what's your budget, and anything else?").
 #: They only ever make the customer say more; no request is left unanswered without them.
 GENERAL_WORDS = ("else", "other", "anything", "everything", "more", "all", "complete", "full list")
@@ -60,11 +60,6 @@ BUDGET_WORDS = ("budget", "spend", "price range", "how much", "afford", "cost", 
 def _says(text_l: str, phrase: str) -> bool:
     """Whether lower-cased `text_l` has `phrase` as whole words (a trailing plural "s" allowed)."""
     return re.search(rf"(?<![a-z0-9]){re.escape(phrase.lower())}s?(?![a-z0-9])", text_l) is not None
-
-
-def listing(phrases: list[str]) -> str:
-    """ "a; b; and c" (semicolons, so item names with commas stay whole)."""
-    return phrases[0] if len(phrases) == 1 else "; ".join(phrases[:-1]) + "; and " + phrases[-1]
 
 
 def mentioned_categories(text_l: str) -> list[str]:
@@ -87,6 +82,7 @@ class BundleUser(Customer):
     """The simulated shopper of one E_BUNDLE episode."""
 
     rng_prefix: ClassVar[tuple[str, ...]] = ("bundle-user",)
+    phrases: ClassVar[PhraseTable] = {**Customer.phrases, **PHRASES}
 
     def __init__(self, goal: BundleGoal, projects: list[Project], difficulty: Difficulty, seed: int,
                  disclosure: Disclosure) -> None:
@@ -99,40 +95,48 @@ class BundleUser(Customer):
         self.projects = projects
         self._announced: set[str] = set()
 
-    # ---------------------------------------------------------------- API
-    def opening(self) -> UserMessage:
+    # ----------------------------------------------------------- decisions
+    def decide_opening(self) -> CustomerDecision:
         rng = self.rng("opening")
         primary, *others = self.projects
-        intro = primary.phrase + "".join(f", and {p.also}" for p in others)
+        projects = Speech((primary.phrase, *(self.line("and_also", also=p.also) for p in others)), sep="")
         told = [with_article(i.category) for i in self.goal.items if self.told(i.slot)]
-        parts = [rng.choice(GREETINGS), intro + ".", rng.choice(NEED_INTROS), listing(told) + "."]
+        parts: list[Phrase] = [self.pick(rng, "greeting"), self.line("projects", projects=projects),
+                               self.pick(rng, "need_intro"), self.line("items", items=self._listing(told))]
         if len(told) < len(self.goal.items):
-            parts.append(rng.choice(MORE_SIGNALS))
+            parts.append(self.pick(rng, "more_signal"))
         if self.goal.budget is not None:
-            parts.append(self._budget_sentence() if self.told(BUDGET_SLOT) else rng.choice(BUDGET_SIGNALS))
+            parts.append(self._budget_sentence() if self.told(BUDGET_SLOT) else self.pick(rng, "budget_signal"))
         told_rules = [c for c in self.goal.constraints if self.told(c.slot)]
         if told_rules:
             parts.append(self._rules_sentence(told_rules))
         if len(told_rules) < len(self.goal.constraints):
-            parts.append(rng.choice(CONSTRAINT_SIGNALS))
-        parts.append(rng.choice(CLOSINGS))
-        return self.say(render(" ".join(parts)), UserAct.OPENING, rng)
+            parts.append(self.pick(rng, "requirement_signal"))
+        parts.append(self.pick(rng, "closing"))
+        return self.decision(UserAct.OPENING, Speech(tuple(parts)), rng)
 
-    def reply(self, agent_text: str, world: World, *, last_turn: bool) -> UserMessage:
+    def decide_reply(self, agent_text: str, world: World, last_turn: bool) -> CustomerDecision:
         rng = self.next_reply_rng()
         if last_turn:
-            return self.quit(rng)
+            return self.goodbye(rng)
         news = self._stock_news(world)
         proposed = self._mentions(agent_text, world)
         if proposed and (len(proposed) > 1 or _PROPOSES.search(agent_text.lower()) or not is_request(agent_text)):
             return self._review(proposed, world, news, rng)
         if is_request(agent_text):
             revealed, answer = self._answer(agent_text)
-            return self._say(news + [answer], UserAct.CLARIFY if revealed else UserAct.CONTINUE, rng, revealed)
+            return self.decision(UserAct.CLARIFY if revealed else UserAct.CONTINUE, Speech((*news, answer)), rng,
+                                 revealed)
         if news:
-            return self._say(news, UserAct.CORRECT, rng)
-        oks = ("Okay, thanks.", "Sounds good.") + (() if self.withheld() else ("Sure, go ahead.",))
-        return self._say([rng.choice(oks)], UserAct.CONTINUE, rng)
+            return self.decision(UserAct.CORRECT, Speech(tuple(news)), rng)
+        n_oks = len(self.alternatives("ok")) - (1 if self.withheld() else 0)  # "go ahead" once nothing is withheld
+        return self.decision(UserAct.CONTINUE, self.alternative("ok", rng.choice(range(n_oks))), rng)
+
+    def _listing(self, phrases: list[str]) -> Phrase | str:
+        """ "a; b; and c" (semicolons, so item names with commas stay whole)."""
+        if len(phrases) == 1:
+            return phrases[0]
+        return self.line("listing", rest=Speech(tuple(phrases[:-1]), sep="; "), last=phrases[-1])
 
     # ---------------------------------------------------------- questions
     def _asked(self, sentence: str) -> tuple[set[str], list[str], bool, bool]:
@@ -147,7 +151,7 @@ class BundleUser(Customer):
                   if asks_rules or any(_says(low, w) for w in CONSTRAINT_WORDS[c.kind])}
         return slots, named, asks_budget, asks_rules
 
-    def _answer(self, text: str) -> tuple[list[str], str]:
+    def _answer(self, text: str) -> tuple[list[str], Speech]:
         """Disclose what the request asks for (everything withheld unless it names some of it), and
         answer what it asks about that was already told."""
         hidden = set(self.withheld())
@@ -163,44 +167,50 @@ class BundleUser(Customer):
             asked |= slots if slots & hidden and not general else hidden
         revealed = self.to_disclose(asked)
         new_items = [i for i in self.goal.items if i.slot in revealed]
-        out: list[str] = []
+        out: list[Phrase] = []
         if new_items:
-            out.append(render("I also need {items}.", items=listing([with_article(i.category) for i in new_items])))
+            out.append(self.line("also_need", items=self._listing([with_article(i.category) for i in new_items])))
         for category in named:
             item = self.goal.item(category)
             if item is None:
-                out.append(render("No, I don't need {what}.", what=with_article(category)))
+                out.append(self.line("dont_need", what=with_article(category)))
             elif item not in new_items:
-                out.append(render("Yes, I need {what}.", what=with_article(category)))
+                out.append(self.line("do_need", what=with_article(category)))
         if BUDGET_SLOT in revealed or (asks_budget and self.goal.budget is not None):
             out.append(self._budget_sentence())
         elif asks_budget:
-            out.append("I don't have a fixed budget, just keep it sensible.")
+            out.append(self.line("no_budget"))
         stated = [c for c in self.goal.constraints if c.slot in revealed or (asks_rules and c.slot not in hidden)]
         if stated:
             out.append(self._rules_sentence(stated))
         elif asks_rules:
-            out.append("No special requirements.")
+            out.append(self.line("no_requirements"))
         if not out:
-            out.append("That's everything on my list.")
-        return revealed, " ".join(out)
+            out.append(self.line("everything_listed"))
+        return revealed, Speech(tuple(out))
 
-    def _budget_sentence(self) -> str:
-        return render("My budget is {b} in total.", b=money(self.goal.budget or 0))
+    def slot_value(self, slot: str) -> str | None:
+        if slot == BUDGET_SLOT and self.goal.budget is not None:
+            return money(self.goal.budget)
+        item = next((i for i in self.goal.items if i.slot == slot), None)
+        return item_name(item.category) if item is not None else None
 
-    @staticmethod
-    def _rules_sentence(rules: list[BundleConstraint]) -> str:
-        text = " and ".join(c.describe() for c in rules)
-        return render("Please note: {text}.", text=text[0].upper() + text[1:])
+    def _budget_sentence(self) -> Phrase:
+        return self.line("budget", b=money(self.goal.budget or 0))
+
+    def _rules_sentence(self, rules: list[BundleConstraint]) -> Phrase:
+        """The requirements, as the goal describes them ("rated 4+ stars and ships in 3 days")."""
+        first, *more = [c.describe() for c in rules]
+        return self.line("requirements", text=Speech((first[0].upper() + first[1:], *more), sep=" and "))
 
     # ---------------------------------------------------------- proposals
-    def _review(self, proposed: list[str], world: World, news: list[str], rng: random.Random) -> UserMessage:
+    def _review(self, proposed: list[str], world: World, news: list[Phrase], rng: random.Random) -> CustomerDecision:
         """The customer's look at a proposed list: the kinds of problem, never the answer.
 
         It says *that* something is missing, unwanted, doubled, over budget or breaks a
         requirement, but not which item or category, nor a value (the request said what it
         could; withheld items come when asked). Each list with such a problem costs patience
-        (`strike`). Reading the answer out ("you're still missing a tent; I don't need a
+        (`count_mistake`). Reading the answer out ("you're still missing a tent; I don't need a
         jigsaw puzzle ...") let an agent that never read the request build the bundle from
         the reviews alone (77% of d = 3 episodes). Sold-out
         proposals are named and cost nothing: the world changed, not the agent.
@@ -208,29 +218,26 @@ class BundleUser(Customer):
         a = assess(self.goal, proposed, world)
         problems = list(news)
         for pid, _ in a.out_of_stock:
-            if not any(pid in n for n in news):
+            if not any(pid in template_text(n) for n in news):
                 p = world.catalog[pid]
-                problems.append(render("The {name} ({pid}) {is} out of stock.", name=short_name(p), pid=pid,
-                                       **agreement(short_name(p), product_noun(p))))
-        kinds = [text for wrong, text in (
-            (a.missing, "That's not everything I need yet."),
-            (a.extra, "Some of these aren't things I need."),
-            (a.duplicates, "I only need one of each thing."),
-            (a.violations, "Some of these don't meet my requirements."),
-            (a.over_budget > 0, "That's over my budget."),
+                problems.append(self.line("out_of_stock", name=short_name(p), pid=pid,
+                                          **agreement(short_name(p), product_noun(p))))
+        kinds = [self.line(key) for wrong, key in (
+            (a.missing, "missing"),
+            (a.extra, "extra"),
+            (a.duplicates, "duplicates"),
+            (a.violations, "violations"),
+            (a.over_budget > 0, "over_budget"),
         ) if wrong]
         if kinds:
-            if (goodbye := self.strike(rng)) is not None:
+            if (goodbye := self.count_mistake(rng)) is not None:
                 return goodbye
-            return self._say(problems + kinds, UserAct.CORRECT, rng)
+            return self.decision(UserAct.CORRECT, Speech((*problems, *kinds)), rng)
         if problems:
-            return self._say(problems, UserAct.CORRECT, rng)
-        text = rng.choice(("That looks perfect. Please submit that list.",
-                           "Great, that's everything I need. Go ahead and submit it.",
-                           "Yes, that list works for me. Please submit it."))
-        return self._say([text], UserAct.CONFIRM, rng)
+            return self.decision(UserAct.CORRECT, Speech(tuple(problems)), rng)
+        return self.decision(UserAct.CONFIRM, self.pick(rng, "confirm"), rng)
 
-    def _stock_news(self, world: World) -> list[str]:
+    def _stock_news(self, world: World) -> list[Phrase]:
         """Announce, once, the scheduled stock-outs of this task that have fired."""
         news = []
         for event in world.stock_outs:
@@ -240,10 +247,5 @@ class BundleUser(Customer):
                 continue
             self._announced.add(event.watch)
             p = world.product(event.watch)
-            news.append(render("Heads up: the {name} ({pid}) just sold out.",
-                               name=short_name(p) if p else "item", pid=event.watch))
+            news.append(self.line("just_sold_out", name=short_name(p) if p else self.line("item"), pid=event.watch))
         return news
-
-    def _say(self, parts: list[str], act: UserAct, rng: random.Random,
-             revealed: list[str] | tuple[str, ...] = ()) -> UserMessage:
-        return self.say(" ".join(s for s in parts if s), act, rng, revealed)

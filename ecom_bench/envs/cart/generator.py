@@ -15,11 +15,10 @@ from ecom_bench._seeding import derive_seed, seeded_rng
 from ecom_bench.catalog import Catalog, draws
 from ecom_bench.catalog.naming import distinct_name, short_name
 from ecom_bench.difficulty import Difficulty, sigmoid
-from ecom_bench.envs.base import EnvAxis
-from ecom_bench.envs.base import SubTask
+from ecom_bench.envs.base import EnvAxis, SubTask
 from ecom_bench.envs.cart.goal import CartGoal, CartTarget
 from ecom_bench.envs.cart.user import CartUser
-from ecom_bench.users.base import Disclosure
+from ecom_bench.users.messages import Disclosure
 from ecom_bench.users.persona import sample_persona
 from ecom_bench.world import VisitRecord, World
 

@@ -9,7 +9,7 @@ not an oracle:
   general objection ("I didn't ask for most of these; please only add what I listed"):
   nothing is itemised, neither what to remove nor which lines were right, so carting
   the whole visit history teaches nothing. A single stray item is named. Either costs
-  patience (`Customer.strike`): the second such objection is the customer leaving.
+  patience (`Customer.count_mistake`): the second such objection is the customer leaving.
   After a mess the customer no longer reads its list out again ("please just add what
   I asked for"): it already gave it.
 * **Honest mistakes on what was asked for** (a wrong variant or quantity of a listed
@@ -50,9 +50,12 @@ from ecom_bench.catalog.naming import (
 )
 from ecom_bench.difficulty import Difficulty
 from ecom_bench.envs.cart.goal import CartGoal, CartTarget
-from ecom_bench.users import UserAct, UserMessage, render
-from ecom_bench.users.base import Disclosure
+from ecom_bench.envs.cart.phrases import PHRASES
+from ecom_bench.users import UserAct
 from ecom_bench.users.customer import Customer
+from ecom_bench.users.messages import Disclosure
+from ecom_bench.users.phrases import PhraseTable
+from ecom_bench.users.phrasing import CustomerDecision, Phrase, Speech
 from ecom_bench.users.understanding import is_request, says, sentences, topics_asked, words
 from ecom_bench.world import World
 
@@ -75,26 +78,13 @@ ATTRIBUTE_KEYWORDS = {
 GENERIC_VARIANT_WORDS = ("variant", "version", "option", "model", "kind", "style", "type", "finish", "which one")
 QUANTITY_WORDS = ("how many", "quantity", "quantities", "amount", "how much", "units", "number of", "pieces", "more than one", "just one")
 
-GREETINGS = ("Hi!", "Hello,", "Hey there.", "Hi there,", "")
-INTROS = ("Please add these to my cart:", "Could you put the following in my cart:",
-          "I'd like to order", "Shopping list:", "Can you add to my cart")
-CLOSINGS = ("Thanks!", "That's all.", "Thank you.", "")
-MESS_OBJECTIONS = ("I didn't ask for most of these; please only add what I listed.",
-                   "That's a lot of things I never asked for. Please only put in what I listed.",
-                   "Most of this isn't what I asked for. Please just add the items on my list.")
-UNASKED_OBJECTIONS = ("That's not what I asked for. I only want the items I listed.",
-                      "I didn't ask for that. Please stick to my list.")
 #: What could be a product or variant id in the agent's words.
 _ID_TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_\-]*[0-9][A-Za-z0-9_\-]*")
-MISSING_FIRST = "Please add the items I listed."
-MISSING_SOME = "You haven't added everything I asked for yet."
-ALREADY_LISTED = ("Please just add what I asked for.", "I've already told you what I need; please add just those.")
-CONFIRMATIONS = ("That's everything, thanks. Please check out.", "Yes, that's all I need. Please place the order.",
-                 "Looks right to me. Go ahead and check out.")
 
 
-def _join(*sentences: str) -> str:
-    return " ".join(s for s in sentences if s)
+def _say(*parts: Phrase | None) -> Speech:
+    """The sentences said, one after another (None: nothing to say there)."""
+    return Speech(tuple(p for p in parts if p is not None))
 
 
 def attribute_label(attribute: str | None) -> str:
@@ -107,6 +97,7 @@ class CartUser(Customer):
     """The simulated shopper of one E_CART episode."""
 
     rng_prefix: ClassVar[tuple[str, ...]] = ("cart-user",)
+    phrases: ClassVar[PhraseTable] = {**Customer.phrases, **PHRASES}
 
     def __init__(self, goal: CartGoal, products: dict[str, Product], difficulty: Difficulty,
                  seed: int, disclosure: Disclosure) -> None:
@@ -122,19 +113,30 @@ class CartUser(Customer):
         self._names: NameIndex | None = None  # the viewed products' names, read in the agent's messages
         self._viewed_names: dict[str, str] = {}
 
-    # ---------------------------------------------------------------- API
-    def opening(self) -> UserMessage:
+    def slot_value(self, slot: str) -> str | None:
+        for t in self.goal.targets:
+            if slot == t.quantity_slot:
+                return str(t.quantity)
+            if slot == t.variant_slot:
+                return t.variant_value
+        return None
+
+    # ----------------------------------------------------------- decisions
+    def decide_opening(self) -> CustomerDecision:
         rng = self.rng("opening")
         items = [self._item_phrase(t, rng) for t in self.goal.targets]
-        listing = "; ".join(items[:-1]) + "; and " + items[-1] if len(items) > 1 else items[0]
-        text = render("{greeting} {intro} {listing}. {closing}", greeting=rng.choice(GREETINGS),
-                      intro=rng.choice(INTROS), listing=listing, closing=rng.choice(CLOSINGS))
-        return self.say(text, UserAct.OPENING, rng)
+        listing = (self.line("listing", rest=Speech(tuple(items[:-1]), sep="; "), last=items[-1])
+                   if len(items) > 1 else items[0])
+        text = self.line("opening", greeting=self.pick(rng, "greeting"), intro=self.pick(rng, "intro"),
+                         listing=listing, closing=self.pick(rng, "closing"))
+        told = [s for t in self.goal.targets for s in (t.quantity_slot, t.variant_slot)
+                if self.told(s) and (s == t.quantity_slot and t.quantity > 1 or s == t.variant_slot and t.variant_required)]
+        return self.decision(UserAct.OPENING, text, rng, convey=self.facts(told))
 
-    def reply(self, agent_text: str, world: World, *, last_turn: bool) -> UserMessage:
+    def decide_reply(self, agent_text: str, world: World, last_turn: bool) -> CustomerDecision:
         rng = self.next_reply_rng()
         if last_turn:
-            return self.quit(rng)
+            return self.goodbye(rng)
         self._read_names(world)
         strays = self._strays(world)
         if strays:
@@ -145,49 +147,52 @@ class CartUser(Customer):
         if is_request(agent_text):
             revealed = self.to_disclose(self._asked_slots(agent_text))
             if revealed:
-                return self.say(" ".join(self._answer(slot) for slot in revealed), UserAct.CLARIFY, rng, revealed)
+                return self.decision(UserAct.CLARIFY, _say(*(self._answer(slot) for slot in revealed)), rng, revealed)
             if (wrong := self._wrong_proposal(agent_text.lower(), world)) is not None:
                 # a variant other than the one asked for costs patience, as it does in the cart:
                 # free objections let an agent search the variants without reading the request
-                if (goodbye := self.strike(rng)) is not None:
+                if (goodbye := self.count_mistake(rng)) is not None:
                     return goodbye
-                return self.say(wrong, UserAct.CORRECT, rng)
+                return self.decision(UserAct.CORRECT, wrong, rng)
             if free := self._free_variants_asked(agent_text):
-                return self.say(_join(*(render("Any {label} is fine for the {name}.", name=t.short_name,
-                                               label=attribute_label(t.variant_attribute)) for t in free)),
-                                UserAct.CONTINUE, rng)
+                return self.decision(UserAct.CONTINUE, _say(*(
+                    self.line("any_variant", name=t.short_name, label=attribute_label(t.variant_attribute))
+                    for t in free)), rng)
         # a question about what they already said ("How many of the pens do you need?") is answered
         # again, before any correction: a person repeats their list; nothing withheld is in it
-        again = [self._answer(slot) for slot in self._told_asked(agent_text)] if is_request(agent_text) else []
+        again_slots = self._told_asked(agent_text) if is_request(agent_text) else []
+        again = [self._answer(slot) for slot in again_slots]
+        said = [(slot, v) for slot in again_slots if (v := self.slot_value(slot)) is not None]
         problems, missing = self._cart_problems(world)
-        if problems and self._another_wrong_try(world) and (goodbye := self.strike(rng)) is not None:
+        if problems and self._another_wrong_try(world) and (goodbye := self.count_mistake(rng)) is not None:
             return goodbye
         if problems or (missing and world.cart):
-            return self.say(_join(*again, *problems, self._missing_sentence(missing)), UserAct.CORRECT, rng)
+            return self.decision(UserAct.CORRECT, _say(*again, *problems, self._missing_sentence(missing)), rng,
+                                 convey=said)
         if missing:
-            return self.say(_join(*again, self._missing_sentence(missing, first=True)), UserAct.CONTINUE, rng)
-        return self.say(_join(*again, rng.choice(CONFIRMATIONS)), UserAct.CONFIRM, rng)
+            return self.decision(UserAct.CONTINUE, _say(*again, self._missing_sentence(missing, first=True)), rng,
+                                 convey=said)
+        return self.decision(UserAct.CONFIRM, _say(*again, self.pick(rng, "confirm")), rng, convey=said)
 
     # ------------------------------------------------------------ opening
-    def _item_phrase(self, t: CartTarget, rng: random.Random) -> str:
+    def _item_phrase(self, t: CartTarget, rng: random.Random) -> Phrase:
         qty_told = self.told(t.quantity_slot)
         var_told = self.told(t.variant_slot)
-        if t.quantity > 1 and not qty_told:
-            head = rng.choice(("a few of the {name}", "some of the {name}", "several of the {name}"))
-        elif t.quantity > 1:
-            head = rng.choice(("{qty} x {name}", "{qty} of the {name}", "{qty} units of the {name}"))
-        else:
-            head = rng.choice(("the {name}", "{one_name}", "{a_name}"))
-        tail = ""
-        if t.variant_required and var_told:
-            tail = rng.choice((" in {value}", " ({label}: {value})", ", the {value} one"))
-        elif t.variant_required:
-            tail = rng.choice((" (I need a specific {label})", ", in a particular {label}",
-                               " - the right {label} matters"))
         noun = product_noun(self.products[t.product_id])
-        return render(head + tail, name=t.short_name, a_name=a_named(t.short_name, noun),
-                      one_name=a_named(t.short_name, noun, one=True), qty=t.quantity, value=t.variant_value,
-                      label=attribute_label(t.variant_attribute))
+        if t.quantity > 1 and not qty_told:
+            head = self.pick(rng, "some_of", name=t.short_name)
+        elif t.quantity > 1:
+            head = self.pick(rng, "count_of", name=t.short_name, qty=t.quantity)
+        else:
+            head = self.pick(rng, "one_of", name=t.short_name, a_name=a_named(t.short_name, noun),
+                             one_name=a_named(t.short_name, noun, one=True))
+        label = attribute_label(t.variant_attribute)
+        tail: Phrase | str = ""
+        if t.variant_required and var_told:
+            tail = self.pick(rng, "in_variant", value=t.variant_value, label=label)
+        elif t.variant_required:
+            tail = self.pick(rng, "in_some_variant", label=label)
+        return self.line("item", head=head, tail=tail)
 
     # ---------------------------------------------------------- questions
     def _mentions(self, t: CartTarget, text_l: str, said: set[str]) -> bool:
@@ -258,13 +263,13 @@ class CartUser(Customer):
                     out.append(t)
         return out
 
-    def _answer(self, slot: str) -> str:
+    def _answer(self, slot: str) -> Phrase:
         t = next(t for t in self.goal.targets if slot in (t.variant_slot, t.quantity_slot))
         if slot == t.variant_slot:
-            return render("For the {name}, I need the {value} one.", name=t.short_name, value=t.variant_value)
-        return render("I need {qty} of the {name}.", qty=t.quantity, name=t.short_name)
+            return self.line("which_variant", name=t.short_name, value=t.variant_value)
+        return self.line("how_many", qty=t.quantity, name=t.short_name)
 
-    def _wrong_proposal(self, text_l: str, world: World) -> str | None:
+    def _wrong_proposal(self, text_l: str, world: World) -> Phrase | None:
         """The agent proposes a variant the user does not want ("Shall I add the Lightning one?").
 
         Only for items not in the cart yet, and only when the agent names
@@ -280,8 +285,8 @@ class CartUser(Customer):
                 continue
             p = self.products[t.product_id]
             if any(says(text_l, v.value) for v in p.variants if v.value != t.variant_value):
-                return render("No, that's not the {label} I {want} for the {name}.", name=t.short_name,
-                              label=attribute_label(t.variant_attribute), want=self._want(t.variant_slot))
+                return self.line("not_that_variant", name=t.short_name, label=attribute_label(t.variant_attribute),
+                                 want=self._want(t.variant_slot))
         return None
 
     # --------------------------------------------------------- corrections
@@ -289,21 +294,21 @@ class CartUser(Customer):
         """Products in the cart the customer never asked for, in cart order, each once."""
         return list(dict.fromkeys(ln.product_id for ln in world.cart if self.goal.target(ln.product_id) is None))
 
-    def _object_to_strays(self, strays: list[str], world: World, rng: random.Random) -> UserMessage:
+    def _object_to_strays(self, strays: list[str], world: World, rng: random.Random) -> CustomerDecision:
         """One stray is named (with the other corrections); several get one general objection.
 
         Either costs patience. A mess itemises nothing: not what to remove, not which
         lines were right, not what is missing.
         """
-        if (goodbye := self.strike(rng)) is not None:
+        if (goodbye := self.count_mistake(rng)) is not None:
             return goodbye
         if len(strays) > 1:
             self._saw_mess = True
-            return self.say(rng.choice(MESS_OBJECTIONS), UserAct.CORRECT, rng)
+            return self.decision(UserAct.CORRECT, self.pick(rng, "mess"), rng)
         p = world.product(strays[0])
-        text = render("I didn't ask for the {title}; please remove it.", title=p.title if p else strays[0])
+        text = self.line("stray", title=p.title if p else strays[0])
         problems, missing = self._cart_problems(world)
-        return self.say(_join(text, *problems, self._missing_sentence(missing)), UserAct.CORRECT, rng)
+        return self.decision(UserAct.CORRECT, _say(text, *problems, self._missing_sentence(missing)), rng)
 
     def _read_names(self, world: World) -> None:
         """Learn the names of the products the customer viewed (and asked for), once."""
@@ -356,7 +361,7 @@ class CartUser(Customer):
                 out.append(pid)
         return out
 
-    def _object_to_others(self, others: list[str], world: World, rng: random.Random) -> UserMessage:
+    def _object_to_others(self, others: list[str], world: World, rng: random.Random) -> CustomerDecision:
         """The agent asks about or proposes products the customer never asked for.
 
         One objection, the same whichever and however many they are and whether a wanted item
@@ -367,22 +372,22 @@ class CartUser(Customer):
         turn a search (up to 80% success without reading the request). The price: a
         "did you mean A, B or C?" naming products the customer never mentioned costs patience too.
         """
-        if (goodbye := self.strike(rng)) is not None:
+        if (goodbye := self.count_mistake(rng)) is not None:
             return goodbye
         self._saw_mess = True
-        return self.say(rng.choice(UNASKED_OBJECTIONS), UserAct.CORRECT, rng)
+        return self.decision(UserAct.CORRECT, self.pick(rng, "unasked"), rng)
 
-    def _missing_sentence(self, missing: list[CartTarget], first: bool = False) -> str:
+    def _missing_sentence(self, missing: list[CartTarget], first: bool = False) -> Phrase | None:
         """That something on the list is missing, never which (the request said it)."""
         if not missing:
-            return ""
+            return None
         if self._saw_mess:
-            return ALREADY_LISTED[self._replies % len(ALREADY_LISTED)]
-        return MISSING_FIRST if first else MISSING_SOME
+            return self.alternative("already_listed", self._replies % len(self.alternatives("already_listed")))
+        return self.line("missing_first" if first else "missing_some")
 
-    def _cart_problems(self, world: World) -> tuple[list[str], list[CartTarget]]:
+    def _cart_problems(self, world: World) -> tuple[list[Phrase], list[CartTarget]]:
         """Corrections of listed items (wrong variant, wrong quantity) and the listed items not in the cart."""
-        problems: list[str] = []
+        problems: list[Phrase] = []
         missing: list[CartTarget] = []
         have = self.goal.cart_units(world.cart)
         for t in self.goal.targets:
@@ -393,21 +398,19 @@ class CartUser(Customer):
             p = self.products[t.product_id]
             label = attribute_label(t.variant_attribute)
             if len({ln.variant_id for ln in lines}) > 1:  # several variants: which one is right goes unsaid
-                problems.append(render("There's more than one {label} of the {name} in my cart; I only want "
-                                       "the one I {want}.", name=t.short_name, label=label,
-                                       want=self._want(t.variant_slot)))
+                problems.append(self.line("several_variants", name=t.short_name, label=label,
+                                          want=self._want(t.variant_slot)))
                 continue
             for ln in lines:
                 if self.goal.line_key(ln) != t.key:
                     v = p.variant(ln.variant_id) if ln.variant_id else None
-                    problems.append(render("The {name} in my cart {is} the {wrong} {one}; that's not the "
-                                           "{label} I {want}.", name=t.short_name, wrong=v.value if v else "wrong",
-                                           label=label, want=self._want(t.variant_slot),
-                                           **agreement(t.short_name, product_noun(p))))
+                    problems.append(self.line("wrong_variant", name=t.short_name,
+                                              wrong=v.value if v else self.line("wrong"), label=label,
+                                              want=self._want(t.variant_slot),
+                                              **agreement(t.short_name, product_noun(p))))
             n = have.get(t.key, 0)
             if 0 < n != t.quantity:
-                problems.append(render("That's not how many of the {name} I {want}.", name=t.short_name,
-                                       want=self._want(t.quantity_slot)))
+                problems.append(self.line("wrong_quantity", name=t.short_name, want=self._want(t.quantity_slot)))
         return problems, missing
 
     def _another_wrong_try(self, world: World) -> bool:
@@ -430,5 +433,5 @@ class CartUser(Customer):
                 tried.add(state)
         return again
 
-    def _want(self, slot: str) -> str:
-        return "asked for" if self.told(slot) else "need"
+    def _want(self, slot: str) -> Phrase:
+        return self.line("asked_for" if self.told(slot) else "need")

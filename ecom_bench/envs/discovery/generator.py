@@ -17,16 +17,16 @@ from ecom_bench.envs._ranking import (
     RANKED_LIST,
     budget_binds,
     category_noun,
+    constrained_persona,
     constraints_from,
     ideal_ranking,
-    constrained_persona,
     schedule_stock_outs,
     settle_stock_outs,
 )
 from ecom_bench.envs.base import SubTask
 from ecom_bench.envs.discovery.goal import DiscoveryGoal
 from ecom_bench.envs.discovery.user import DiscoveryUser
-from ecom_bench.users.base import Disclosure
+from ecom_bench.users.messages import Disclosure
 from ecom_bench.world import World
 
 #: In-stock targets drawn at most until one's budget binds (`budget_binds`); a

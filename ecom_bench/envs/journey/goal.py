@@ -1,8 +1,9 @@
-"""E_JOURNEY's hidden goal: the chained sub-tasks, and the phrases that open each request.
+"""E_JOURNEY's hidden goal: the chained sub-tasks; where each request opens in a conversation.
 
-The phrases are part of the user's visible words (a customer says "one more thing");
-`request_segments` splits a conversation at them, so every journey policy (honest or
-oracle) can hand each request's part of the conversation to that env's own policy.
+The phrases that open a request (`phrases.py`) are part of the user's visible words (a
+customer says "one more thing"); `request_segments` splits a conversation at them, so every
+journey policy (honest or oracle) can hand each request's part of the conversation to that
+env's own policy.
 """
 
 from __future__ import annotations
@@ -12,12 +13,16 @@ from dataclasses import dataclass
 from typing import Any
 
 from ecom_bench.envs.base import SubTask
+from ecom_bench.envs.journey.phrases import PHRASES
 
-FIRST_PREFIX = "I have a few things to sort out today. First:"
-NEXT_PREFIXES = ("Thanks! One more thing:", "Great, thank you. Next:", "Perfect. I also need help with this:")
-SWITCH_PREFIXES = ("Oh wait, before that, something more urgent:", "Actually, hold on, one thing first:")
-RESUME_PREFIXES = ("OK, back to my earlier request:", "Now, about what I asked before:")
-_ALL_PREFIXES = (FIRST_PREFIX, *NEXT_PREFIXES, *SWITCH_PREFIXES, *RESUME_PREFIXES)
+
+def _prefixes(kind: str) -> tuple[str, ...]:
+    found = PHRASES[kind]
+    return (found,) if isinstance(found, str) else found
+
+
+_ALL_PREFIXES = tuple((kind, prefix) for kind in ("first", "next", "switch", "resume")
+                      for prefix in _prefixes(kind))
 
 
 @dataclass
@@ -42,10 +47,8 @@ def _norm(text: str) -> str:
 def request_opening(text: str) -> tuple[str, str] | None:
     """(prefix kind, request text) if this user message opens or resumes a request."""
     text = _norm(text)
-    for prefix in _ALL_PREFIXES:
+    for kind, prefix in _ALL_PREFIXES:
         if prefix in text:
-            kind = ("first" if prefix == FIRST_PREFIX else "next" if prefix in NEXT_PREFIXES
-                    else "switch" if prefix in SWITCH_PREFIXES else "resume")
             return kind, text.split(prefix, 1)[1].strip()
     return None
 

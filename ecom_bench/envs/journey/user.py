@@ -4,14 +4,26 @@ It opens request 0; once the agent answers the active request (its env's final-a
 tool), the next agent message gets the next request. With p_switch(d) the user
 interrupts request i at their first reply with request i+1, then comes back to i once
 i+1 is answered. Everything else is the active sub-user's own reply.
+
+Its own words are the prefixes that open a request ("One more thing:"); the requests are
+the sub-users' openings. Each is worded by the episode's phraser.
 """
 
 from __future__ import annotations
 
 from ecom_bench._seeding import seeded_rng
-from ecom_bench.envs.journey.goal import (FIRST_PREFIX, NEXT_PREFIXES, RESUME_PREFIXES, SWITCH_PREFIXES,
-                                          JourneyGoal)
+from ecom_bench.envs.journey.goal import JourneyGoal
+from ecom_bench.envs.journey.phrases import PHRASES
 from ecom_bench.users import UserAct, UserMessage, render
+from ecom_bench.users.phrasing import (
+    CustomerDecision,
+    Phraser,
+    PhrasingContext,
+    TemplatePhraser,
+    aphrase,
+    choose,
+    phrase,
+)
 from ecom_bench.world import World
 
 
@@ -25,10 +37,20 @@ class JourneyUser:
         self._switched_to: set[int] = set()
         self._pending: tuple[str, int] | None = None  # ("next" | "resume", intent) to announce
         self._replies = 0
+        self.phraser: Phraser = TemplatePhraser()
+        self.env = "journey"
 
     @property
     def users(self):  # noqa: ANN201
         return [t.user for t in self.goal.tasks]
+
+    def use_phraser(self, phraser: Phraser, env: str) -> None:
+        """Word the prefixes, and every sub-user's words, with `phraser`."""
+        self.phraser = phraser
+        self.env = env
+        for t in self.goal.tasks:
+            if (use := getattr(t.user, "use_phraser", None)) is not None:  # a plugin's may word its own
+                use(phraser, t.env)
 
     # ------------------------------------------------------------ progress
     def on_answer(self, world: World) -> bool:
@@ -45,23 +67,17 @@ class JourneyUser:
         self._pending = ("next", nxt)
         return False
 
-    # ----------------------------------------------------------------- API
-    def opening(self) -> UserMessage:
-        first = self.users[0].opening()
-        return UserMessage(render("{prefix} {text}", prefix=FIRST_PREFIX, text=first.text), UserAct.OPENING,
-                           first.revealed)
-
-    def reply(self, agent_text: str, world: World, *, last_turn: bool) -> UserMessage:
-        self._replies += 1
-        rng = seeded_rng(self.seed, "journey-user", self._replies)
+    # ----------------------------------------------------------- decisions
+    def _decide(self, agent_text: str, world: World,
+                last_turn: bool) -> tuple[str, int, UserAct, tuple[str, ...]] | None:
+        """(prefix kind, request, act, revealed) when this reply opens a request, else None (the active
+        sub-user replies). Counts the reply and moves between requests."""
         if last_turn:
-            return self.users[world.intent].reply(agent_text, world, last_turn=True)
+            return None
         if self._pending is not None:
             kind, intent = self._pending
             self._pending = None
-            prefix = rng.choice(NEXT_PREFIXES if kind == "next" else RESUME_PREFIXES)
-            opening = self.goal.openings[intent]
-            return UserMessage(render("{prefix} {text}", prefix=prefix, text=opening), UserAct.CONTINUE)
+            return kind, intent, UserAct.CONTINUE, ()
         active = world.intent
         first_reply = self._replies_in.get(active, 0) == 0
         self._replies_in[active] = self._replies_in.get(active, 0) + 1
@@ -72,10 +88,51 @@ class JourneyUser:
             self._opened.add(nxt)
             self._switched_to.add(nxt)
             world.intent = nxt
-            text = render("{prefix} {text}", prefix=rng.choice(SWITCH_PREFIXES), text=self.goal.openings[nxt])
             # The customer's own doing: the turn is excused (it left the agent's question unanswered).
-            return UserMessage(text, UserAct.CLARIFY, (f"{nxt}:request",))
-        return self.users[active].reply(agent_text, world, last_turn=False)
+            return "switch", nxt, UserAct.CLARIFY, (f"{nxt}:request",)
+        return None
+
+    def _prefix(self, kind: str) -> CustomerDecision:
+        rng = seeded_rng(self.seed, "journey-user", self._replies)
+        prefix = choose(PHRASES, kind, rng=rng if kind != "first" else None)
+        return CustomerDecision(UserAct.CONTINUE, prefix, noised=False)
+
+    def _context(self) -> PhrasingContext:
+        return PhrasingContext(self.env)
+
+    @staticmethod
+    def _request(prefix: str, opening: UserMessage, act: UserAct, revealed: tuple[str, ...]) -> UserMessage:
+        text = render(str(PHRASES["request"]), prefix=prefix, text=opening.text)
+        return UserMessage(text, act, revealed)
+
+    # ----------------------------------------------------------------- API
+    def opening(self) -> UserMessage:
+        first = self.users[0].opening()
+        return self._request(phrase(self.phraser, self._prefix("first"), self._context()), first,
+                             UserAct.OPENING, first.revealed)
+
+    def reply(self, agent_text: str, world: World, *, last_turn: bool) -> UserMessage:
+        self._replies += 1
+        opens = self._decide(agent_text, world, last_turn)
+        if opens is None:
+            return self.users[world.intent].reply(agent_text, world, last_turn=last_turn)
+        kind, intent, act, revealed = opens
+        prefix = phrase(self.phraser, self._prefix(kind), self._context())
+        return self._request(prefix, self.users[intent].opening(), act, revealed)
+
+    async def aopening(self) -> UserMessage:
+        first = await self.users[0].aopening()
+        return self._request(await aphrase(self.phraser, self._prefix("first"), self._context()), first,
+                             UserAct.OPENING, first.revealed)
+
+    async def areply(self, agent_text: str, world: World, *, last_turn: bool) -> UserMessage:
+        self._replies += 1
+        opens = self._decide(agent_text, world, last_turn)
+        if opens is None:
+            return await self.users[world.intent].areply(agent_text, world, last_turn=last_turn)
+        kind, intent, act, revealed = opens
+        prefix = await aphrase(self.phraser, self._prefix(kind), self._context())
+        return self._request(prefix, await self.users[intent].aopening(), act, revealed)
 
     def disclosure(self) -> dict[str, bool]:
         out: dict[str, bool] = {}

@@ -28,7 +28,7 @@ from ecom_bench.domains.policy.rulebook import Rulebook
 from ecom_bench.envs.base import EnvAxis, SubTask
 from ecom_bench.envs.policy.goal import PolicyGoal
 from ecom_bench.envs.policy.user import PolicyUser
-from ecom_bench.users.base import Disclosure
+from ecom_bench.users.messages import Disclosure
 from ecom_bench.world import World
 from ecom_bench.domains.policy.generator import make_rule
 from ecom_bench.domains.policy.rules import FAMILIES, SLOTS, Family, PolicyQuestion

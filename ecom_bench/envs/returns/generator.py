@@ -33,7 +33,7 @@ from ecom_bench.envs.tracking.references import (
     p_similar,
     phrase_reference,
 )
-from ecom_bench.users.base import Disclosure
+from ecom_bench.users.messages import Disclosure
 from ecom_bench.world import World
 from ecom_bench.domains.orders.eligibility import check_eligibility
 from ecom_bench.domains.orders.history import GroupProcess, MemberPlan, build_order_history

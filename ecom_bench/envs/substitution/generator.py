@@ -22,10 +22,10 @@ from ecom_bench.envs._ranking import (
     RANKED_LIST,
     Constraint,
     category_noun,
+    constrained_persona,
     constraints_from,
     ideal_ranking,
     in_stock_as_bought,
-    constrained_persona,
     schedule_stock_outs,
     settle_stock_outs,
     variant_attribute,
@@ -33,7 +33,7 @@ from ecom_bench.envs._ranking import (
 from ecom_bench.envs.base import SubTask
 from ecom_bench.envs.substitution.goal import SubstitutionGoal
 from ecom_bench.envs.substitution.user import SubstitutionUser
-from ecom_bench.users.base import Disclosure
+from ecom_bench.users.messages import Disclosure
 from ecom_bench.world import VisitRecord, World
 
 HISTORY_LOOKALIKES = 3

@@ -1,6 +1,6 @@
 """E_SUB's template shopper: names the out-of-stock original, asks for a compatible substitute.
 
-Everything else (questions, omission, feedback, patience) is E_PD's `ConstraintUser`;
+Everything else (questions, omission, feedback, patience) is `users.constraints.ConstraintUser`;
 this adds the compatibility requirement as one more withholdable constraint and its
 own gate problems: proposing the original itself, or an incompatible product (whose
 complaint names the feature, and its value only once the customer has said it).
@@ -10,17 +10,22 @@ from __future__ import annotations
 
 import random
 from functools import cached_property
+from typing import ClassVar
 
 from ecom_bench.catalog import Product
 from ecom_bench.catalog.naming import agreement, catalogue_name, product_noun
-from ecom_bench.envs._ranking import Constraint
-from ecom_bench.envs.discovery.user import ConstraintUser, fmt
+from ecom_bench.envs._ranking import Constraint, in_stock_for
 from ecom_bench.envs.substitution.goal import SubstitutionGoal
-from ecom_bench.users import render
+from ecom_bench.envs.substitution.phrases import PHRASES
+from ecom_bench.users.constraints import ConstraintUser, StatedConstraint, fmt
+from ecom_bench.users.phrases import PhraseTable
+from ecom_bench.users.phrasing import Phrase
+from ecom_bench.world import World
 
 
 class SubstitutionUser(ConstraintUser):
     goal: SubstitutionGoal
+    phrases: ClassVar[PhraseTable] = {**ConstraintUser.phrases, **PHRASES}
 
     @property
     def _original(self) -> Product:
@@ -36,30 +41,29 @@ class SubstitutionUser(ConstraintUser):
     def stated_constraints(self) -> tuple[Constraint, ...]:
         return (self.goal.compatibility, *self.goal.requirements)
 
-    def _intro(self, rng: random.Random) -> str:
-        return render(rng.choice((
-            "I wanted to buy the {name} again, but {its} out of stock. Can you suggest a substitute?",
-            "My usual {name} {is} out of stock. I need something similar instead.",
-        )), name=self.original_name, **agreement(self.original_name, product_noun(self._original)))
+    def _intro(self, rng: random.Random) -> Phrase:
+        return self.pick(rng, "intro", name=self.original_name,
+                         **agreement(self.original_name, product_noun(self._original)))
 
     def _protected(self) -> set[str]:
         return {self.original_name}
 
-    def sentence(self, c: Constraint, rng: random.Random) -> str:
+    def sentence(self, c: StatedConstraint, rng: random.Random) -> Phrase:
         if c == self.goal.compatibility:
-            return render("The {label} must be {value}, like my old one.", label=c.label, value=fmt(c.value))
+            return self.line("state_compatibility", label=c.label, value=fmt(c.value))
         return super().sentence(c, rng)
 
-    def _gate_problem(self, p: Product, name: str) -> str:
+    def _gate_problem(self, p: Product, name: str) -> Phrase | None:
         if p.id == self.goal.original_id:
-            return render("The {name} {is} what's out of stock; I need a substitute.", name=self.original_name,
-                          **agreement(self.original_name, product_noun(p)))
+            return self.line("proposed_original", name=self.original_name,
+                             **agreement(self.original_name, product_noun(p)))
         c = self.goal.compatibility
         if c.satisfaction(p) == 1.0:
-            return ""
+            return None
         if self.told(c.slot):
-            return render("The {name} {isnt} available with that {label}; the {label} must be {value}, "
-                          "like my old one.", name=name, label=c.label, value=fmt(c.value),
-                          **agreement(name, product_noun(p)))
-        return render("The {name} won't work with what I had; the {label} has to match my old one.",
-                      name=name, label=c.label)
+            return self.line("incompatible_as_said", name=name, label=c.label, value=fmt(c.value),
+                             **agreement(name, product_noun(p)))
+        return self.line("incompatible", name=name, label=c.label)
+
+    def in_stock(self, world: World, p: Product) -> bool:
+        return in_stock_for(self.goal, world, p)

@@ -18,14 +18,14 @@ from __future__ import annotations
 import difflib
 import json
 import re
+from dataclasses import dataclass
 from datetime import date, timedelta
 from functools import lru_cache
-from dataclasses import dataclass
 from typing import Any
 
 from ecom_bench._seeding import seeded_rng
 from ecom_bench.conversation import AgentAction, EpisodeStatus, Message, ToolCallRequest, tool_results
-from ecom_bench.envs.tracking.references import ORDER_ID_RE
+from ecom_bench.users.orders import ORDER_ID_RE
 
 Call = tuple[str, dict[str, Any]]
 

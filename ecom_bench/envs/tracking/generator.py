@@ -26,7 +26,7 @@ from ecom_bench.envs.tracking.references import (
     phrase_reference,
 )
 from ecom_bench.envs.tracking.user import TrackingUser
-from ecom_bench.users.base import Disclosure
+from ecom_bench.users.messages import Disclosure
 from ecom_bench.world import World
 from ecom_bench.domains.orders.history import STATUS_AGE_DAYS, GroupProcess, MemberPlan, build_order_history
 from ecom_bench.domains.orders.records import OrderStatus

@@ -14,19 +14,19 @@ from typing import ClassVar
 
 from ecom_bench.difficulty import Difficulty
 from ecom_bench.envs.tracking.goal import TrackingGoal
-from ecom_bench.envs.tracking.references import OrderUserBase
-from ecom_bench.users import UserAct, UserMessage, is_request, render
-from ecom_bench.users.base import Disclosure
+from ecom_bench.envs.tracking.phrases import PHRASES
+from ecom_bench.users import UserAct, is_request
+from ecom_bench.users.messages import Disclosure
+from ecom_bench.users.orders import OrderUserBase
+from ecom_bench.users.phrases import PhraseTable
+from ecom_bench.users.phrasing import CustomerDecision, Speech
 from ecom_bench.world import World
 from ecom_bench.domains.orders.references import RefKind
-
-GREETINGS = ("Hi!", "Hello,", "Hey there.", "Hi there,", "")
-ASKS = ("Could you check the status of {ref}?", "What's happening with {ref}? I'd like to know its status.",
-        "Can you tell me the current status of {ref}?", "I'm wondering where {ref} {be}. What's its status?")
 
 
 class TrackingUser(OrderUserBase):
     rng_prefix: ClassVar[tuple[str, ...]] = ("tracking",)
+    phrases: ClassVar[PhraseTable] = {**OrderUserBase.phrases, **PHRASES}
 
     def __init__(self, goal: TrackingGoal, difficulty: Difficulty, seed: int, disclosure: Disclosure,
                  partial_reference: str, protect: frozenset[str], alternates: tuple[str, ...] = (),
@@ -43,23 +43,22 @@ class TrackingUser(OrderUserBase):
     def _current_reference(self) -> str:
         return self.full_reference if self.told("order") else self.partial_reference
 
-    def opening(self) -> UserMessage:
+    def decide_opening(self) -> CustomerDecision:
         rng = self.rng("opening")
         ref = self._current_reference()
-        text = render("{greeting} " + rng.choice(ASKS), greeting=rng.choice(GREETINGS), ref=ref,
-                      be="are" if ref in self.plural_references else "is")
-        return self.say(text, UserAct.OPENING, rng)
+        be = self.line("are" if ref in self.plural_references else "is")
+        ask = self.pick(rng, "ask", ref=ref, be=be)
+        return self.decision(UserAct.OPENING, self.line("opening", greeting=self.pick(rng, "greeting"), ask=ask), rng)
 
-    def reply(self, agent_text: str, world: World, *, last_turn: bool) -> UserMessage:
+    def decide_reply(self, agent_text: str, world: World, last_turn: bool) -> CustomerDecision:
         rng = self.next_reply_rng()
         if last_turn:
-            return self.quit(rng)
+            return self.goodbye(rng)
         feedback = self.order_feedback(agent_text, rng)
         if feedback is not None:
             return feedback
         if is_request(agent_text):
             if self.to_disclose(("order",)):
-                return self.say(render("I mean {ref}.", ref=self.full_reference), UserAct.CLARIFY, rng, ("order",))
-            return self.say(self.restate() + " I just need its status.", UserAct.CONTINUE, rng)
-        return self.say(render("Could you please tell me the status of {ref}?", ref=self._current_reference()),
-                        UserAct.CONTINUE, rng)
+                return self.decision(UserAct.CLARIFY, self.line("i_mean", ref=self.full_reference), rng, ("order",))
+            return self.decision(UserAct.CONTINUE, Speech((self.restate(), self.line("just_status"))), rng)
+        return self.decision(UserAct.CONTINUE, self.line("status_please", ref=self._current_reference()), rng)

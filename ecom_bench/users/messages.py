@@ -1,8 +1,7 @@
 """What every simulated user shares: tagged replies and placeholder-safe rendering.
 
 The goal and all scoring stay in code: a simulator *decides* an act (and which
-slots it reveals); the template (or, later, an LLM under the Inspect `user` role)
-only phrases it.
+slots it reveals); a phraser (the templates, or a model: `users.phrasing`) only words it.
 """
 
 from __future__ import annotations
@@ -51,7 +50,11 @@ class UserMessage:
 
 
 class UserSimulator(Protocol):
-    """A user for one episode. Deterministic given the problem and the agent's words."""
+    """A user for one episode. Deterministic given the problem and the agent's words.
+
+    One that words its replies through a phraser (every `Customer`) also has
+    `use_phraser(phraser, env)`, which the episode calls, and `aopening` / `areply`.
+    """
 
     def opening(self) -> UserMessage: ...
 
