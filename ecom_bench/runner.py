@@ -24,12 +24,6 @@ class EpisodeRun:
         return " ".join(m.text for m in self.messages if m.role == "user" or m.tool_name == "ask_user")
 
 
-def make_episode(env_name: str, difficulty: int, seed: int = 0, index: int = 0, *,
-                 context: EnvContext | None = None, strict: bool = True) -> Episode:
-    """Episode `index` of the (env, d, seed) dataset, exactly as the Inspect task builds it."""
-    return new_episode(env_name, difficulty, seed, index, context=context, strict=strict)
-
-
 def run_policy(episode: Episode, policy: Policy) -> EpisodeRun:
     """Play `policy` until the episode terminates or is truncated."""
     messages = [Message("system", episode.system_prompt()), Message("user", episode.opening)]

@@ -18,13 +18,14 @@ from ecom_bench.catalog.search import SearchFilters
 from ecom_bench.difficulty import Difficulty
 from ecom_bench.envs.cart.user import CartUser
 from ecom_bench.envs.journey import journey_length
-from ecom_bench.runner import make_episode, run_policy
+from ecom_bench.episode import new_episode
+from ecom_bench.runner import run_policy
 from ecom_bench.users import UserAct
 from ecom_bench.users.base import Disclosure
 
 
 def episode(context, env, d, index=0, **kw):
-    return make_episode(env, d, 0, index, context=context, **kw)
+    return new_episode(env, d, 0, index, context=context, **kw)
 
 
 # --- 1. m: number of user constraints ---------------------------------------------------

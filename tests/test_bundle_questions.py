@@ -7,12 +7,12 @@ import pytest
 
 from conftest import questions, withheld_slots
 from ecom_bench.envs.bundle.goal import BUDGET_SLOT
-from ecom_bench.runner import make_episode
+from ecom_bench.episode import new_episode
 from ecom_bench.users import UserAct
 from ecom_bench.users.understanding import is_request
 
 def episode(context, d, index=0):
-    return make_episode("bundle", d, 0, index, context=context)
+    return new_episode("bundle", d, 0, index, context=context)
 
 
 @pytest.mark.parametrize("intent", ["requirements", "anything_else", "budget"])

@@ -9,12 +9,13 @@ import pytest
 from ecom_bench.agents import AgentAction, ToolCallRequest
 from ecom_bench.agents.base import get_policy
 from ecom_bench.envs.cart.goal import CartGoal
-from ecom_bench.runner import make_episode, run_policy
+from ecom_bench.episode import new_episode
+from ecom_bench.runner import run_policy
 from ecom_bench.users import UserAct
 
 
 def episode(context, d, index=0, seed=0, strict=True):
-    return make_episode("cart", d, seed, index, context=context, strict=strict)
+    return new_episode("cart", d, seed, index, context=context, strict=strict)
 
 
 @pytest.mark.parametrize("d", [0, 1, 3, 6, 9, 12, 15])
@@ -258,7 +259,7 @@ def test_asked_which_variant_of_an_item_any_variant_fits_the_customer_says_any_i
 
     answered = 0
     for i in range(40):
-        episode = make_episode("cart", 0, 0, i, context=context)
+        episode = new_episode("cart", 0, 0, i, context=context)
         free = [t for t in episode.problem.goal.targets if not t.variant_required and t.variant_attribute]
         if not free or episode.problem.user.withheld():
             continue

@@ -11,13 +11,14 @@ import pytest
 from conftest import questions, withheld_slots
 from ecom_bench.agents import AgentAction, ToolCallRequest
 from ecom_bench.conversation import tool_results
-from ecom_bench.runner import make_episode, run_policy
+from ecom_bench.episode import new_episode
+from ecom_bench.runner import run_policy
 from ecom_bench.users import UserAct
 from ecom_bench.users.understanding import is_request
 from red_team.exploits import make_exploit
 
 def episode(context, d, index=0):
-    return make_episode("cart", d, 0, index, context=context)
+    return new_episode("cart", d, 0, index, context=context)
 
 
 def history(ep) -> list[dict]:

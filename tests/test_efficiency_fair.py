@@ -13,7 +13,8 @@ import pytest
 
 from ecom_bench.agents.base import get_policy
 from ecom_bench.rewards import compose, efficiency
-from ecom_bench.runner import make_episode, run_policy
+from ecom_bench.episode import new_episode
+from ecom_bench.runner import run_policy
 from ecom_bench.world.order_history import find_order
 
 ENVS = ("cart", "discovery", "substitution", "returns", "tracking", "policy", "bundle", "journey")
@@ -21,7 +22,7 @@ ENVS = ("cart", "discovery", "substitution", "returns", "tracking", "policy", "b
 
 def _find(context, env, d, predicate, limit=300):  # noqa: ANN001, ANN202
     for i in range(limit):
-        ep = make_episode(env, d, 0, i, context=context)
+        ep = new_episode(env, d, 0, i, context=context)
         if predicate(ep):
             return ep
     pytest.fail("no episode matched")
@@ -33,7 +34,7 @@ def test_the_oracle_reaches_the_best_total_at_every_difficulty(context, env):
     oracle = get_policy(env, "oracle")
     for d in range(16):
         for i in range(2):
-            ep = make_episode(env, d, 0, i, context=context)
+            ep = new_episode(env, d, 0, i, context=context)
             res = run_policy(ep, oracle).result
             assert max(1, res.turns - res.user_caused_turns) <= res.min_turns <= ep.difficulty.max_turns
             r = res.reward
@@ -43,7 +44,7 @@ def test_the_oracle_reaches_the_best_total_at_every_difficulty(context, env):
 
 def test_turns_the_budget_forces_are_not_charged(context):
     # d = 0: B_tool = 1, so the visit history and the cart_add take a turn each (T_min = 2 of T_max = 4)
-    ep = make_episode("cart", 0, 0, 0, context=context)
+    ep = new_episode("cart", 0, 0, 0, context=context)
     assert ep.difficulty.tool_budget == 1 and len(ep.problem.goal.targets) == 1
     res = run_policy(ep, get_policy("cart", "oracle")).result
     assert res.turns == res.min_turns == 2
@@ -53,7 +54,7 @@ def test_turns_the_budget_forces_are_not_charged(context):
 
 @pytest.mark.parametrize("padded", [False, True])
 def test_wasted_turns_are_charged_and_filling_them_with_calls_buys_nothing(context, padded):
-    ep = make_episode("cart", 1, 0, 0, context=context)  # T_min = 2, T_max = 4, B_tool = 1
+    ep = new_episode("cart", 1, 0, 0, context=context)  # T_min = 2, T_max = 4, B_tool = 1
     need = ep.env.min_turns(ep.problem.task, ep.difficulty.tool_budget)
     for _ in range(ep.difficulty.tool_budget if padded else 0):
         assert not ep.call_tool("cart_view", {}).error  # the whole turn's budget, on nothing useful
@@ -85,7 +86,7 @@ def test_an_id_named_in_an_error_counts_as_retrieved_and_a_refused_answer_acts_o
 
 
 def test_a_refused_final_answer_does_not_count_as_acted_on(context):
-    ep = make_episode("tracking", 3, 0, 0, context=context)
+    ep = new_episode("tracking", 3, 0, 0, context=context)
     g = ep.problem.goal
     unknown = next(f"ORD-{n:06d}" for n in range(100000, 999999) if find_order(ep.world, f"ORD-{n:06d}") is None)
     assert not ep.call_tool("order_list", {}).error
@@ -101,7 +102,7 @@ def test_a_refused_final_answer_does_not_count_as_acted_on(context):
     ("cart", "cart_remove", lambda pid: {"product_id": pid}),  # "The cart has no line for ..."
 ])
 def test_an_error_that_echoes_the_agent_s_id_does_not_launder_it(context, env, tool, args):
-    ep = make_episode(env, 3, 0, 0, context=context)
+    ep = new_episode(env, 3, 0, 0, context=context)
     guessed = next(p.id for p in context.catalog.products if ep.world.in_stock(p))  # real, never shown
     refused = ep.call_tool(tool, args(guessed))
     assert refused.error and guessed in refused.text

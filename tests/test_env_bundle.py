@@ -12,13 +12,14 @@ from ecom_bench.catalog.taxonomy import LEAF_BY_NAME
 from ecom_bench.envs.bundle.generator import bundle_size, constraint_count
 from ecom_bench.envs.bundle.goal import BundleGoal, item_name
 from ecom_bench.envs.bundle.projects import PROJECTS, compose
-from ecom_bench.runner import make_episode, run_policy
+from ecom_bench.episode import new_episode
+from ecom_bench.runner import run_policy
 from ecom_bench.users import UserAct
 from ecom_bench.world.tools.bundle import MAX_BUNDLE_ITEMS
 
 
 def episode(context, d, index=0, seed=0, strict=True):
-    return make_episode("bundle", d, seed, index, context=context, strict=strict)
+    return new_episode("bundle", d, seed, index, context=context, strict=strict)
 
 
 def submit(ep, ids):

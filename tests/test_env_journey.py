@@ -10,12 +10,13 @@ from ecom_bench.envs import get_env
 from ecom_bench.envs.journey import journey_length, journey_members
 from ecom_bench.envs.journey.goal import request_opening
 from ecom_bench.envs.journey.policies import classify_request
-from ecom_bench.runner import make_episode, run_policy
+from ecom_bench.episode import new_episode
+from ecom_bench.runner import run_policy
 from ecom_bench.users import UserAct
 
 
 def episode(context, d, index=0, **kw):
-    return make_episode("journey", d, 0, index, context=context, **kw)
+    return new_episode("journey", d, 0, index, context=context, **kw)
 
 
 def find(context, d, predicate, limit=60):
@@ -141,7 +142,7 @@ def test_a_later_substitution_never_takes_an_earlier_requests_product(context):
                     assert t.goal.original_id not in earlier
                     checked += 1
     assert checked >= 5
-    result = run_policy(make_episode("journey", 10**6, 0, 0, context=context), get_policy("journey", "oracle"))
+    result = run_policy(new_episode("journey", 10**6, 0, 0, context=context), get_policy("journey", "oracle"))
     assert result.result.reward.success, result.result.explanation()
 
 
@@ -151,7 +152,7 @@ def test_honest_policies_tell_requests_apart_from_the_words(context):
         for d in (0, 6, 12):
             for i in range(6):
                 total += 1
-                wrong += classify_request(make_episode(env, d, 0, i, context=context).opening, journey_members()) != env
+                wrong += classify_request(new_episode(env, d, 0, i, context=context).opening, journey_members()) != env
     assert wrong / total < 0.1
 
 

@@ -18,13 +18,14 @@ from ecom_bench.envs.base import new_world
 from ecom_bench.envs.policy.goal import PolicyGoal, ratio_reward
 from ecom_bench.envs.policy.policies import read_rule
 from ecom_bench.envs.policy.user import POLICY_MISSING_SIGNALS
-from ecom_bench.runner import make_episode, run_policy
+from ecom_bench.episode import new_episode
+from ecom_bench.runner import run_policy
 from ecom_bench.users import UserAct
 from ecom_bench.world.policy import FAMILIES, OUTCOMES, SLOTS, _value, make_rule
 
 
 def episode(context, d, index=0, seed=0, strict=True):
-    return make_episode("policy", d, seed, index, context=context, strict=strict)
+    return new_episode("policy", d, seed, index, context=context, strict=strict)
 
 
 def success_rate(context, policy, d, n, start=0):

@@ -9,13 +9,14 @@ import pytest
 
 from ecom_bench.agents.base import get_policy
 from ecom_bench.difficulty import Difficulty
-from ecom_bench.runner import make_episode, run_policy
+from ecom_bench.episode import new_episode
+from ecom_bench.runner import run_policy
 from ecom_bench.users import UserAct
 from ecom_bench.world.order_history import check_eligibility, find_order
 
 
 def episode(context, d, index=0, seed=0):
-    return make_episode("returns", d, seed, index, context=context)
+    return new_episode("returns", d, seed, index, context=context)
 
 
 def _find(context, d, predicate, limit=300):

@@ -9,14 +9,15 @@ import pytest
 from ecom_bench.agents import AgentAction, ToolCallRequest
 from ecom_bench.agents.base import get_policy
 from ecom_bench.envs._ranking import score_list
-from ecom_bench.runner import make_episode, run_policy
+from ecom_bench.episode import new_episode
+from ecom_bench.runner import run_policy
 from ecom_bench.users import UserAct
 
 ENV = "substitution"
 
 
 def episode(context, d, index=0, seed=0):
-    return make_episode(ENV, d, seed, index, context=context)
+    return new_episode(ENV, d, seed, index, context=context)
 
 
 def success_rate(context, policy, d, n):

@@ -11,13 +11,14 @@ from ecom_bench.agents.base import get_policy
 from ecom_bench.difficulty import Difficulty
 from ecom_bench.envs import get_env
 from ecom_bench.envs.base import new_world
-from ecom_bench.runner import make_episode, run_policy
+from ecom_bench.episode import new_episode
+from ecom_bench.runner import run_policy
 from ecom_bench.users import UserAct
 from ecom_bench.world.orders import OrderReference, OrderStatus, RefKind, matching_lines
 
 
 def episode(context, d, index=0, seed=0):
-    return make_episode("tracking", d, seed, index, context=context)
+    return new_episode("tracking", d, seed, index, context=context)
 
 
 def _find(context, d, predicate, limit=200):

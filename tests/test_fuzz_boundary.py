@@ -23,7 +23,7 @@ from conftest import TEST_SPEC, examples
 from ecom_bench.envs import ENVIRONMENTS, get_env
 from ecom_bench.envs.context import load_context
 from ecom_bench.episode import MAX_REFUSED_CALLS_PER_TURN, Episode, ToolOutcome
-from ecom_bench.runner import make_episode
+from ecom_bench.episode import new_episode
 from ecom_bench.world._tooling import MAX_ARG_CHARS, MAX_ARG_ITEMS
 
 pytestmark = pytest.mark.reliability
@@ -43,7 +43,7 @@ SPECS = get_env("journey").toolkit_class().specs()  # every built-in tool
 # ------------------------------------------------------------------ episodes
 @cache
 def _template(env: str, index: int = 0) -> Episode:
-    return make_episode(env, DIFFICULTY, 0, index, context=load_context(TEST_SPEC))
+    return new_episode(env, DIFFICULTY, 0, index, context=load_context(TEST_SPEC))
 
 
 def fresh(env: str, strict: bool = True, index: int = 0) -> Episode:

@@ -46,7 +46,7 @@ import pytest
 from ecom_bench.agents import Message, get_policy
 from ecom_bench.agents.adversarial import ADVERSARIAL_NAMES
 from ecom_bench.envs import ENVIRONMENTS
-from ecom_bench.runner import make_episode
+from ecom_bench.episode import new_episode
 
 pytestmark = pytest.mark.reliability
 
@@ -282,7 +282,7 @@ def _records(value: Any) -> list[Any]:
 
 def play_and_scan(context, env: str, d: int, index: int, policy_name: str) -> list[str]:  # noqa: ANN001
     """`runner.run_policy`'s loop, with every string the agent is shown scanned as it appears."""
-    episode = make_episode(env, d, 0, index, context=context)
+    episode = new_episode(env, d, 0, index, context=context)
     policy = get_policy(env, policy_name)
     scan = Scan(episode)
     schemas = json.dumps([s.openai_schema() for s in episode.tool_specs()], ensure_ascii=False)
@@ -326,7 +326,7 @@ def test_no_hidden_value_reaches_the_agent(context, env):
 
 def test_scanner_catches_a_planted_leak(context):
     """The scanner itself works: planted hidden ids, a status, a withheld quantity, a persona weight."""
-    episode = make_episode("discovery", 9, 0, 0, context=context)
+    episode = new_episode("discovery", 9, 0, 0, context=context)
     scan = Scan(episode)
     scan.user(f"I'd take {episode.problem.goal.target_id}.", set())
     scan.tool("catalog_search", {"query": "x"}, f"[{episode.problem.goal.ranked_ids[0]}]")
@@ -335,12 +335,12 @@ def test_scanner_catches_a_planted_leak(context):
     assert [p for p in scan.problems if "never retrieved" in p]
     assert [p for p in scan.problems if "not marked retrieved" in p]
     assert [p for p in scan.problems if "persona weight" in p]
-    tracking = make_episode("tracking", 9, 0, 0, context=context)
+    tracking = new_episode("tracking", 9, 0, 0, context=context)
     scan = Scan(tracking)
     scan.user(f"It is {tracking.problem.goal.status}.", set())
     assert [p for p in scan.problems if "tracking status" in p]
     for i in range(10):
-        cart = make_episode("cart", 9, 0, i, context=context)
+        cart = new_episode("cart", 9, 0, i, context=context)
         withheld = [t for t in cart.problem.goal.targets if t.quantity > 1
                     and not cart.problem.user.disclosure().get(t.quantity_slot, True)]
         if withheld:

@@ -26,7 +26,7 @@ from datetime import timedelta
 
 import pytest
 
-from ecom_bench.runner import make_episode
+from ecom_bench.episode import new_episode
 from ecom_bench.world.orders import Order, OrderLine, OrderStatus
 
 ORDER_ID = re.compile(r"\bORD-\d{6}\b")
@@ -123,8 +123,8 @@ def attack_rates(context, env: str, n: int, levels=LEVELS) -> dict[str, tuple[in
     for d in levels:
         for i in range(n):
             rng = random.Random(f"attack-{env}-{d}-{i}")
-            hits = structural_hits(make_episode(env, d, 0, i, context=context), rng)
-            hits["group_ask"] = group_ask(make_episode(env, d, 0, i, context=context))
+            hits = structural_hits(new_episode(env, d, 0, i, context=context), rng)
+            hits["group_ask"] = group_ask(new_episode(env, d, 0, i, context=context))
             for k, v in hits.items():
                 wins[k] = wins.get(k, 0) + v
             total += 1

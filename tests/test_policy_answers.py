@@ -19,7 +19,8 @@ from ecom_bench.agents import AgentAction, ToolCallRequest, get_policy
 from ecom_bench.envs.policy.goal import PolicyGoal
 from ecom_bench.envs.policy.policies import FINAL, PolicyOracle
 from ecom_bench.episode import MAX_FAILED_FINALS_PER_TURN
-from ecom_bench.runner import make_episode, run_policy
+from ecom_bench.episode import new_episode
+from ecom_bench.runner import run_policy
 from ecom_bench.world.policy import FAMILIES, SLOTS, PolicyQuestion, fmt_quantity
 from ecom_bench.world.tools.policy_answer import AnswerRefused, read_policy_answer
 
@@ -209,16 +210,16 @@ class Reworded:
 def test_reworded_right_answers_succeed_as_often_as_the_plain_oracle(context, d):
     oracle = get_policy("policy", "oracle")
     for i in range(10):
-        plain = run_policy(make_episode("policy", d, 0, i, context=context), oracle).result.reward.success
+        plain = run_policy(new_episode("policy", d, 0, i, context=context), oracle).result.reward.success
         for form in range(10):
-            run = run_policy(make_episode("policy", d, 0, i, context=context), Reworded(form))
+            run = run_policy(new_episode("policy", d, 0, i, context=context), Reworded(form))
             assert run.result.reward.success == plain, (form, _forms(run.result.hidden["goal"])[form],
                                                         run.result.explanation())
 
 
 def _episode(context, kind: str, d: int = 6, start: int = 0):  # noqa: ANN001, ANN202
     for i in range(start, start + 80):
-        ep = make_episode("policy", d, 0, i, context=context)
+        ep = new_episode("policy", d, 0, i, context=context)
         if ep.problem.goal.kind == kind:
             return ep
     raise AssertionError(f"no {kind} question")
@@ -253,7 +254,7 @@ def test_a_refusal_says_nothing_about_which_candidate_is_right(context):
     assert {f.name for f in dataclasses.fields(PolicyQuestion)} == {"family", "situation"}
     first = _episode(context, "number")
     family = first.problem.goal.family
-    second = next(ep for i in range(200) if (ep := make_episode("policy", 6, 0, i, context=context)).problem.goal.family
+    second = next(ep for i in range(200) if (ep := new_episode("policy", 6, 0, i, context=context)).problem.goal.family
                   == family and ep.problem.goal.answer != first.problem.goal.answer)
     texts = [f"{first.problem.goal.answer_text()} or {second.problem.goal.answer_text()}",
              f"between {first.problem.goal.answer_text()} and {second.problem.goal.answer_text()}"]
@@ -264,7 +265,7 @@ def test_a_refusal_says_nothing_about_which_candidate_is_right(context):
 
 def test_listing_every_outcome_or_a_covering_range_never_scores(context):
     for i in range(40):
-        ep = make_episode("policy", 6, 0, i, context=context)
+        ep = new_episode("policy", 6, 0, i, context=context)
         goal: PolicyGoal = ep.problem.goal
         if goal.kind == "choice":
             text = ", ".join(FAMILIES[goal.family].outcomes)
@@ -278,7 +279,7 @@ def test_a_journey_reads_each_policy_answer_against_its_own_question(context):
     """Each policy request of a journey registers its question under its intent; the journey's oracle,
     answering each in turn, passes every one."""
     for i in range(60):
-        ep = make_episode("journey", 12, 0, i, context=context)
+        ep = new_episode("journey", 12, 0, i, context=context)
         policy = [t for t in ep.problem.goal.tasks if t.env == "policy"]
         if policy:
             break

@@ -35,7 +35,8 @@ from ecom_bench.envs._ranking import ideal_ranking, requested_k, score_list
 from ecom_bench.envs.discovery.policies import RankingHeuristic, Wants
 from ecom_bench.envs.discovery.verifier import verify_discovery
 from ecom_bench.envs.substitution.policies import SubstitutionHeuristic
-from ecom_bench.runner import make_episode, run_policy
+from ecom_bench.episode import new_episode
+from ecom_bench.runner import run_policy
 from ecom_bench.users import UserAct
 from ecom_bench.world.state import FinalAnswer
 from red_team.exploits import padded
@@ -175,7 +176,7 @@ class SearchOnly(ProposeFilter):
 
 # ------------------------------------------------------------------ helpers
 def episode(context, env, d, i, seed=0):
-    return make_episode(env, d, seed, i, context=context)
+    return new_episode(env, d, seed, i, context=context)
 
 
 def run_many(context, env, policy, d, n, seed=0):
