@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ecom_bench.agents import Message, Policy
+from ecom_bench.conversation import Message, Policy
 from ecom_bench.envs.context import EnvContext
 from ecom_bench.episode import Episode, EpisodeResult, new_episode
 

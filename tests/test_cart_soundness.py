@@ -9,7 +9,7 @@ import re
 import pytest
 
 from conftest import questions, withheld_slots
-from ecom_bench.agents import AgentAction, ToolCallRequest
+from ecom_bench.conversation import AgentAction, ToolCallRequest
 from ecom_bench.conversation import tool_results
 from ecom_bench.episode import new_episode
 from ecom_bench.runner import run_policy

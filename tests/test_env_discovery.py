@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from ecom_bench.agents import AgentAction, ToolCallRequest
+from ecom_bench.conversation import AgentAction, ToolCallRequest
 from ecom_bench.agents.base import get_policy
 from ecom_bench.envs._ranking import Constraint, oracle_plan, score_list
 from ecom_bench.episode import new_episode

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from ecom_bench.agents import Message, get_policy
+from ecom_bench.agents import get_policy
+from ecom_bench.conversation import Message
 from ecom_bench.difficulty import Difficulty
 from ecom_bench.envs import get_env
 from ecom_bench.envs.journey import journey_length, journey_members

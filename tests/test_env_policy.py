@@ -10,7 +10,7 @@ import re
 import pytest
 
 from conftest import questions
-from ecom_bench.agents import Message
+from ecom_bench.conversation import Message
 from ecom_bench.agents.base import get_policy
 from ecom_bench.difficulty import Difficulty
 from ecom_bench.envs import get_env

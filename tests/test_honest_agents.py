@@ -15,7 +15,7 @@ import json
 import pytest
 
 from ecom_bench.conversation import ToolCallRequest
-from ecom_bench.episode import AgentAction
+from ecom_bench.conversation import AgentAction
 from ecom_bench.episode import new_episode
 from tests.honest.common import run_agent
 from tests.honest.run_honest import AGENTS, agent_class

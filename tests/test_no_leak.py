@@ -43,7 +43,8 @@ from typing import Any
 
 import pytest
 
-from ecom_bench.agents import Message, get_policy
+from ecom_bench.agents import get_policy
+from ecom_bench.conversation import Message
 from ecom_bench.agents.adversarial import ADVERSARIAL_NAMES
 from ecom_bench.envs import ENVIRONMENTS
 from ecom_bench.episode import new_episode

@@ -15,7 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from ecom_bench.agents import AgentAction, ToolCallRequest, get_policy
+from ecom_bench.agents import get_policy
+from ecom_bench.conversation import AgentAction, ToolCallRequest
 from ecom_bench.envs.policy.goal import PolicyGoal
 from ecom_bench.envs.policy.policies import FINAL, PolicyOracle
 from ecom_bench.episode import MAX_FAILED_FINALS_PER_TURN

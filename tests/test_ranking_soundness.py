@@ -27,7 +27,7 @@ from typing import Any
 import pytest
 
 from conftest import questions
-from ecom_bench.agents import EpisodeStatus, AgentAction, Message, ToolCallRequest
+from ecom_bench.conversation import AgentAction, EpisodeStatus, Message, ToolCallRequest
 from ecom_bench.agents.base import get_policy
 from ecom_bench.conversation import calls_since_last_message
 from ecom_bench.catalog.naming import short_name_from_title

@@ -24,7 +24,7 @@ import numpy as np
 
 import pytest
 
-from ecom_bench.agents import AgentAction, EpisodeStatus, Message, ToolCallRequest
+from ecom_bench.conversation import AgentAction, EpisodeStatus, Message, ToolCallRequest
 from ecom_bench.agents.base import get_policy
 from ecom_bench.conversation import tool_results
 from ecom_bench.catalog.search import SearchFilters

@@ -20,7 +20,7 @@ import json
 
 import pytest
 
-from ecom_bench.agents import AgentAction
+from ecom_bench.conversation import AgentAction
 from ecom_bench.catalog import Product
 from ecom_bench.catalog.catalog import fold
 from ecom_bench.envs._ranking import POOL_SIZE, Constraint, bought_variant, ideal_ranking, in_stock_for, purchase_pins

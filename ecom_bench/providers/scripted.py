@@ -23,7 +23,8 @@ from inspect_ai.model import (
     ModelUsage,
 )
 from inspect_ai.tool import ToolCall, ToolChoice, ToolInfo
-from ecom_bench.agents import AgentAction, Message, ToolCallRequest, get_policy
+from ecom_bench.agents import get_policy
+from ecom_bench.conversation import AgentAction, Message, ToolCallRequest
 from ecom_bench.agents.adversarial import ADVERSARIAL_NAMES
 from ecom_bench.scorers._store import live_sample
 from ecom_bench.tasks._errors import input_errors

@@ -18,8 +18,8 @@ from typing import Any
 
 import gymnasium as gym
 
-from ecom_bench.agents import Policy, get_policy
-from ecom_bench.conversation import AgentAction, Message
+from ecom_bench.agents import get_policy
+from ecom_bench.conversation import AgentAction, Message, Policy
 from ecom_bench.envs.context import CatalogSpec, EnvContext, load_context
 from ecom_bench.episode import Episode, EpisodeOver, new_episode
 from ecom_bench.training.actions import Action, chat_message, parse_action

@@ -12,8 +12,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from ecom_bench.conversation import ToolCallRequest
-from ecom_bench.episode import AgentAction
+from ecom_bench.conversation import AgentAction, ToolCallRequest
 from ecom_bench.episode import new_episode
 
 
