@@ -32,8 +32,8 @@ from ecom_bench.agents import get_policy
 from ecom_bench.difficulty import Difficulty, validate_level
 from ecom_bench.envs import env_names, resolve_envs
 from ecom_bench.envs.context import DEFAULT_CATALOG_SIZE, CatalogSpec, load_context
-from ecom_bench.play import play
 from ecom_bench.episode import new_episode
+from ecom_bench.play import play
 from ecom_bench.runner import run_policy
 
 

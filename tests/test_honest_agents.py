@@ -13,9 +13,9 @@ from __future__ import annotations
 import json
 
 import pytest
+from conftest import call
 
-from ecom_bench.conversation import ToolCallRequest
-from ecom_bench.conversation import AgentAction
+from ecom_bench.conversation import AgentAction, ToolCallRequest
 from ecom_bench.episode import new_episode
 from tests.honest.common import run_agent
 from tests.honest.run_honest import AGENTS, agent_class
@@ -146,7 +146,7 @@ def test_the_bundle_customer_reviews_products_named_by_title(context):
     ep = new_episode("bundle", 0, 9312, 0, context=context)  # d = 0: no typos in the reply
     goal = ep.problem.goal
     first = goal.items[0].category
-    found = json.loads(ep.call_tool("catalog_search", {"query": first, "category": first}).text)["results"]
+    found = json.loads(call(ep, "catalog_search", {"query": first, "category": first}).text)["results"]
     title = found[0]["title"].split(",")[0]
     reply = " ".join(m.text for m in ep.step(AgentAction(text=f"Here's my proposal: {title}. Is anything missing?"))
                      .observation)
@@ -158,7 +158,7 @@ def test_similar_categories_read_plurals_of_any_spelling(context):
 
     assert noun_from("Hoodies").one == "hoodie" and noun_from("Batteries").one == "battery"
     ep = new_episode("bundle", 0, 9304, 0, context=context)
-    out = json.loads(ep.call_tool("catalog_search", {"query": "hoodie", "category": "pullover hoodie"}).text)
+    out = json.loads(call(ep, "catalog_search", {"query": "hoodie", "category": "pullover hoodie"}).text)
     assert "Hoodies" in out.get("similar_categories", []) or out["results"], out
 
 
@@ -166,7 +166,7 @@ def test_order_listing_names_each_items_category(context):
     """A title need not say what the product is ('Hydro Flask Wide Mouth Bottle'); the customer
     names its order by kind ('the water bottle I ordered')."""
     ep = new_episode("tracking", 6, 0, 0, context=context)
-    rows = json.loads(ep.call_tool("order_list", {}).text)["orders"]
+    rows = json.loads(call(ep, "order_list", {}).text)["orders"]
     assert all(len(r["categories"]) == len(r["items"]) and all(r["categories"]) for r in rows)
 
 

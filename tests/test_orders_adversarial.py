@@ -25,6 +25,7 @@ from collections.abc import Callable
 from datetime import timedelta
 
 import pytest
+from conftest import call, say
 
 from ecom_bench.episode import new_episode
 from ecom_bench.world.orders import Order, OrderLine, OrderStatus
@@ -101,8 +102,8 @@ def group_ask(ep) -> bool:  # noqa: ANN001
     leaf, group = largest_groups(world)[0]
     shown = sorted(group, key=lambda o: o.placed_at, reverse=True)[:3]
     ids = [o.order_id for o in shown]
-    ep.call_tool("order_list", {})
-    reply = ep.agent_message("Which of these orders is it: " + ", ".join(ids[:-1]) + f" or {ids[-1]}?")
+    call(ep, "order_list", {})
+    reply = say(ep, "Which of these orders is it: " + ", ".join(ids[:-1]) + f" or {ids[-1]}?")
     named = [m for m in ORDER_ID.findall(reply.text if reply else "") if m in ids]
     pick = next(o for o in shown if o.order_id == (named[0] if named else ids[0]))
     if lid is None:

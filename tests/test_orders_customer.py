@@ -7,7 +7,7 @@ import itertools
 
 import pytest
 
-from conftest import questions
+from conftest import questions, say
 from ecom_bench.episode import new_episode
 from ecom_bench.users import UserAct
 from ecom_bench.world.order_history import find_order
@@ -46,7 +46,7 @@ def test_returns_dev_paraphrases_disclose_their_slot_whatever_else_is_withheld(c
             continue
         for question in questions(intent):
             ep = _returns_episode(context, {slot, other})
-            reply = ep.agent_message(question)
+            reply = say(ep, question)
             assert reply.act is UserAct.CLARIFY and slot in reply.revealed, (question, other, reply)
 
 
@@ -57,7 +57,7 @@ def test_any_plain_question_discloses_in_tracking(context, intent):
     assert withheld
     for question in questions(intent):
         ep = new_episode("tracking", 12, 0, withheld[0], context=context)
-        reply = ep.agent_message(question)
+        reply = say(ep, question)
         assert reply.act is UserAct.CLARIFY and reply.revealed == ("order",), (question, reply)
 
 
@@ -66,26 +66,26 @@ def test_b2_which_of_your_orders_and_which_item_are_answered(context):
     for question in ("Which of your drawer pull orders do you mean?", "Which item would you like to return?"):
         ep = new_episode("returns", 9, 0, 2, context=context)
         withheld = [s for s, t in ep.problem.user.disclosure().items() if not t]
-        reply = ep.agent_message(question)
+        reply = say(ep, question)
         assert "go ahead" not in reply.text.lower()
         assert not withheld or (reply.act is UserAct.CLARIFY and reply.revealed)
 
 
 def test_padding_questions_are_not_excused_once_nothing_is_withheld(context):
     ep = _returns_episode(context, {"reason"})
-    first = ep.agent_message("Is there anything else I should know?")
+    first = say(ep, "Is there anything else I should know?")
     assert first.act is UserAct.CLARIFY and first.excused  # it had something to give
     assert not [s for s, t in ep.problem.user.disclosure().items() if not t]
     for question in ("Is there anything else I should know?", "Does that sound good?", "Shall I go ahead?"):
-        reply = ep.agent_message(question)
+        reply = say(ep, question)
         assert reply.act is UserAct.CONTINUE and not reply.excused, reply
 
 
 def test_asked_again_the_customer_adds_another_description(context):
     ep = next(e for i in range(100) if (e := new_episode("tracking", 9, 0, i, context=context))
               .problem.goal.reference["kind"] != "order_id" and e.problem.user.alternates)
-    ep.agent_message("Which order do you mean?")
-    again = ep.agent_message("Sorry, which order was it?")
+    say(ep, "Which order do you mean?")
+    again = say(ep, "Sorry, which order was it?")
     assert any(alt in again.text for alt in ep.problem.user.alternates) and again.act is UserAct.CONTINUE
 
 

@@ -14,13 +14,13 @@ import random
 from pathlib import Path
 
 import pytest
+from conftest import call
 
 from ecom_bench.agents import get_policy
 from ecom_bench.conversation import AgentAction, ToolCallRequest
 from ecom_bench.envs.policy.goal import PolicyGoal
 from ecom_bench.envs.policy.policies import FINAL, PolicyOracle
-from ecom_bench.episode import MAX_FAILED_FINALS_PER_TURN
-from ecom_bench.episode import new_episode
+from ecom_bench.episode import MAX_FAILED_FINALS_PER_TURN, new_episode
 from ecom_bench.runner import run_policy
 from ecom_bench.world.policy import FAMILIES, SLOTS, PolicyQuestion, fmt_quantity
 from ecom_bench.world.tools.policy_answer import AnswerRefused, read_policy_answer
@@ -229,23 +229,23 @@ def _episode(context, kind: str, d: int = 6, start: int = 0):  # noqa: ANN001, A
 def test_the_tool_says_what_it_recorded(context):
     ep = _episode(context, "number")
     goal: PolicyGoal = ep.problem.goal
-    out = ep.call_tool("answer_policy_question", {"answer": f"It comes to {goal.answer_text()}, I checked."})
+    out = call(ep, "answer_policy_question", {"answer": f"It comes to {goal.answer_text()}, I checked."})
     assert not out.error and out.text == f"Recorded: {goal.answer_text()} as {FAMILIES[goal.family].sets}."
     ep = _episode(context, "choice")
     goal = ep.problem.goal
-    out = ep.call_tool("answer_policy_question", {"answer": f"You will get {goal.answer}."})
+    out = call(ep, "answer_policy_question", {"answer": f"You will get {goal.answer}."})
     assert out.text == f"Recorded: {goal.answer} as {FAMILIES[goal.family].sets}." and ep.result().reward.success
 
 
 def test_a_refused_answer_leaves_room_to_answer_again(context):
     ep = _episode(context, "number")
     goal: PolicyGoal = ep.problem.goal
-    ep.call_tool("policy_search", {"query": f"{goal.title} {goal.rule_id}"})
+    call(ep, "policy_search", {"query": f"{goal.title} {goal.rule_id}"})
     for _ in range(MAX_FAILED_FINALS_PER_TURN):
         decoy = fmt_quantity(goal.unit, 2 * float(goal.answer))
-        out = ep.call_tool("answer_policy_question", {"answer": f"Either {goal.answer_text()} or {decoy}"})
+        out = call(ep, "answer_policy_question", {"answer": f"Either {goal.answer_text()} or {decoy}"})
         assert out.error and out.text.startswith("Not recorded:") and not ep.done and not ep.world.answers
-    out = ep.call_tool("answer_policy_question", {"answer": goal.answer_text()})
+    out = call(ep, "answer_policy_question", {"answer": goal.answer_text()})
     assert not out.error and ep.done and ep.result().reward.success
 
 
@@ -260,7 +260,7 @@ def test_a_refusal_says_nothing_about_which_candidate_is_right(context):
     texts = [f"{first.problem.goal.answer_text()} or {second.problem.goal.answer_text()}",
              f"between {first.problem.goal.answer_text()} and {second.problem.goal.answer_text()}"]
     for text in texts:
-        replies = [ep.call_tool("answer_policy_question", {"answer": text}) for ep in (first, second)]
+        replies = [call(ep, "answer_policy_question", {"answer": text}) for ep in (first, second)]
         assert all(r.error for r in replies) and replies[0].text == replies[1].text
 
 
@@ -272,7 +272,7 @@ def test_listing_every_outcome_or_a_covering_range_never_scores(context):
             text = ", ".join(FAMILIES[goal.family].outcomes)
         else:
             text = f"between {fmt_quantity(goal.unit, 0)} and {fmt_quantity(goal.unit, 10 * float(goal.answer))}"
-        out = ep.call_tool("answer_policy_question", {"answer": text})
+        out = call(ep, "answer_policy_question", {"answer": text})
         assert out.error and not ep.world.answers, (text, out.text)
 
 

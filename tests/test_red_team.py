@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import examples, long_run
+from conftest import examples, long_run, say
 from ecom_bench.episode import new_episode
 from ecom_bench.runner import run_policy
 from red_team.bundle_blind import BundleBlind
@@ -70,7 +70,7 @@ def test_telling_the_customer_an_item_is_not_returnable_gets_the_same_reply_eith
     replies = {}
     for i in range(8):
         episode = new_episode("returns", d, 0, i, context=context)
-        reply = episode.agent_message("I checked the store rule: this item can't be returned, "
+        reply = say(episode, "I checked the store rule: this item can't be returned, "
                                       "the return window has closed.")
         assert reply is not None and reply.text and not reply.excused
         replies.setdefault(episode.problem.goal.eligible, set()).add(reply.act)
@@ -106,7 +106,7 @@ def test_a_confirmation_about_any_line_gets_the_customers_own_description(contex
             continue
         acts = set()
         for product in (target, other):
-            reply = episode.agent_message(f"Just to confirm before I start anything: is it the {product.title} "
+            reply = say(episode, f"Just to confirm before I start anything: is it the {product.title} "
                                           "you want to send back?")
             assert reply is not None and not reply.text.lower().startswith("yes"), reply.text
             said = reply.text.lower()

@@ -20,6 +20,7 @@ import json
 
 import pytest
 
+from conftest import call
 from ecom_bench.conversation import AgentAction
 from ecom_bench.catalog import Product
 from ecom_bench.catalog.catalog import fold
@@ -151,12 +152,12 @@ def test_tools_show_variant_prices_and_search_prices_what_is_bought(context):
     p = next(q for q in context.catalog.products if ep.world.in_stock(q) and min(v.price for v in q.variants) < q.price)
     cheap = min(p.variants, key=lambda v: v.price)
     dear = max(p.variants, key=lambda v: v.price)
-    shown = json.loads(ep.call_tool("catalog_get_product", {"product_id": p.id}).text)
+    shown = json.loads(call(ep, "catalog_get_product", {"product_id": p.id}).text)
     assert shown["variant_prices"] == {v.id: v.price for v in p.variants}
 
     def hit(**filters):  # a fresh episode per search: the per-turn tool budget is 2 at d=3
         ep = new_episode("substitution", 3, 0, 0, context=context)
-        found = json.loads(ep.call_tool("catalog_search", {"query": p.title, "limit": 20, **filters}).text)
+        found = json.loads(call(ep, "catalog_search", {"query": p.title, "limit": 20, **filters}).text)
         return next((r for r in found["results"] if r["product_id"] == p.id), None)
 
     found = hit(max_price=cheap.price, features=[cheap.value.upper()])
@@ -190,7 +191,7 @@ def test_a_product_whose_required_variant_sold_out_is_out_of_stock_for_the_custo
     assert world.in_stock(p) and not in_stock_for(goal, world, p)
     assert pick not in {pid for pid, _ in ideal_ranking(goal, world).ranked}
     assert pick not in qualifying(goal, world)
-    shown = json.loads(ep.call_tool("catalog_get_product", {"product_id": pick}).text)
+    shown = json.loads(call(ep, "catalog_get_product", {"product_id": pick}).text)
     assert shown["in_stock"] and shown["sold_out_variants"] == [variant.id]
     ep.step(AgentAction(text=f"How about {pick}?"))
     assert "out of stock" in ep.user_messages[-1].text

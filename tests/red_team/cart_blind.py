@@ -16,8 +16,11 @@ from __future__ import annotations
 import json
 import math
 import re
+
 NO_PROPOSAL = False  # the red team's ablation switches (all channels on)
 NO_ANY = False
+from conftest import call, say
+
 from ecom_bench.envs import get_env
 
 ANY_RE = re.compile(r"any ([a-z ]+?) is \w+ for the (.+?)\.", re.I)
@@ -65,7 +68,7 @@ class Blind:
                                         "in_cart": None})
 
     def say(self, text):
-        r = self.ep.agent_message(text)
+        r = say(self.ep, text)
         self.log.append(("A", text)); self.log.append(("U", r.text if r else None))
         return r.text if r else ""
 
@@ -117,7 +120,7 @@ class Blind:
 
     def run(self):
         ep = self.ep
-        hv = json.loads(ep.call_tool("user_get_visit_history", {}).text)
+        hv = json.loads(call(ep, "user_get_visit_history", {}).text)
         for v in hv["visits"]:
             self.hist[v["product_id"]] = {"title": v["title"], "variants": v["variants"]}
         ids = list(self.hist)
@@ -133,11 +136,11 @@ class Blind:
             pending = pending or self.cart_actions()
             while pending and budget > 0:
                 name, args = pending.pop(0)
-                out = ep.call_tool(name, args); budget -= 1
+                out = call(ep, name, args); budget -= 1
                 self.log.append(("T", f"{name} {args} -> {out.text[:80]}"))
             last = ep.turns + 1 >= ep.difficulty.max_turns
             if last or (stage == "done" and not pending):
-                ep.call_tool("checkout", {}); break
+                call(ep, "checkout", {}); break
             self.last_proposed = {}
             if stage == "flush":
                 text = "Which variant and how many would you like for " + ", ".join(ids) + "?"
