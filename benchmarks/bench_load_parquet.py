@@ -1,4 +1,4 @@
-"""The real-catalogue path at scale (issue 13 part 3): an N-row parquet file in the Amazon
+"""The real-catalogue path at scale: an N-row parquet file in the Amazon
 Reviews 2023 metadata / Amazebay schema, read by `load_catalog`.
 
     python benchmarks/bench_load_parquet.py --n 2000000 [--dir DIR] [--with-index] [--json out.json]

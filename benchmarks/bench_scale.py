@@ -131,7 +131,7 @@ def worker_search(size: int, queries: int) -> dict[str, Any]:
         texts.append(f"{product_noun(p).one} {value}".strip())
     ms = []
     for q in texts:
-        _, s = _timed(lambda: engine.search(q, depth=100, limit=10))
+        _, s = _timed(lambda q=q: engine.search(q, depth=100, limit=10))
         ms.append(s * 1000)
     qv = engine.embedder.encode(texts)
     vindex = engine.vector_index
@@ -168,7 +168,7 @@ def worker_resets(size: int, resets: int, episodes: int, difficulty: int) -> dic
     for env in ENVS:
         ms = []
         for i in range(resets):
-            _, s = _timed(lambda: new_episode(env, difficulty, 0, i, context=ctx))
+            _, s = _timed(lambda env=env, i=i: new_episode(env, difficulty, 0, i, context=ctx))
             ms.append(s * 1000)
         # Warm-up on other episodes (seed 0): the env's one-off costs in a process (its tool-schema
         # models, lazily imported modules: ~30-50 ms, a sixth of 50 episodes) are not per-episode.
@@ -283,8 +283,8 @@ def worker_inspect(size: int, samples: int) -> dict[str, Any]:
         with tempfile.TemporaryDirectory(prefix="ecom-bench-scale-logs-") as logs:
             for n in (5, lo, hi):  # the first run takes Inspect's one-off imports
                 task = make_task(n)  # episodes built here, outside the timing
-                _, walls[n] = _timed(lambda: inspect_ai.eval(task, model=model, display="none", log_dir=logs,
-                                                             **options))
+                _, walls[n] = _timed(lambda task=task: inspect_ai.eval(task, model=model, display="none",
+                                                                       log_dir=logs, **options))
         return (walls[hi] - walls[lo]) / (hi - lo) * 1000
 
     per_sample = marginal_ms(lambda n: tasks.cart(samples=n, catalog_size=size), "ecom/oracle")
@@ -294,7 +294,7 @@ def worker_inspect(size: int, samples: int) -> dict[str, Any]:
     no_realtime = marginal_ms(lambda n: tasks.cart(samples=n, catalog_size=size), "ecom/oracle", log_realtime=False)
     # Inspect alone on the cart samples' shape (model calls, message texts, tool schemas, scorers)
     from ecom_bench.scorers import reward_scorers
-    from ecom_bench.tools.adapter import episode_tools
+    from ecom_bench.tasks._tools import episode_tools
 
     _fixed_model_api()
     schemas = episode_tools(new_episode("cart", 0, 0, 0, context=ctx))

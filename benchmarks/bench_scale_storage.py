@@ -1,4 +1,4 @@
-"""Scale figures of the catalogue and search storage (issue 13 part 2) for one synthetic size.
+"""Scale figures of the catalogue and search storage for one synthetic size.
 
     python benchmarks/bench_scale_storage.py --n 2000000 [--cache-dir DIR] [--queries 300]
         [--full-build] [--json out.json]

@@ -153,9 +153,9 @@ def main(argv: list[str] | None = None) -> int:
         got = [h.product.id for h in engine.search(q, depth=d, limit=10)]
         return got.index(pid) if pid in got else 99
 
-    r_names = [rank_of(p.id, q) for p, q in zip(sample, names)]
-    r_typos = [rank_of(p.id, q) for p, q in zip(sample, typos)]
-    r_typos2 = [rank_of(p.id, q) for p, q in zip(sample, typos2)]
+    r_names = [rank_of(p.id, q) for p, q in zip(sample, names, strict=True)]
+    r_typos = [rank_of(p.id, q) for p, q in zip(sample, typos, strict=True)]
+    r_typos2 = [rank_of(p.id, q) for p, q in zip(sample, typos2, strict=True)]
     dup = sum(1 for q in names if sum(1 for x in catalog.products if x.title.split(",")[0] == q) > 1)
     k = len(sample)
     row("short name -> product in top 1 / 3 / 10", "{:.1%} / {:.1%} / {:.1%}".format(

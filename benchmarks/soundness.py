@@ -4,7 +4,7 @@
                                              [--policies random recommend_all ...] [--jobs 2]
 
 For every cell it prints success (with a 95% Wilson upper bound, so "0 of 30" is read as
-"< 11%", not "0%") and the mean reward parts. The bar (docs/design.md / issue 4): success <= 5% at
+"< 11%", not "0%") and the mean reward parts. The bar (docs/soundness.md): success <= 5% at
 d >= 3. E_TRACK and E_RETURN get `--order-n` episodes: their cheapest guess ("the
 newest order") is right a few percent of the time, which 30 episodes cannot resolve.
 
@@ -86,7 +86,7 @@ def main() -> None:
              for env in envs for p in args.policies for d in args.difficulties]
     start = time.perf_counter()
     with ProcessPoolExecutor(max_workers=args.jobs) as pool:
-        rows = list(pool.map(run_cell, *zip(*cells)))
+        rows = list(pool.map(run_cell, *zip(*cells, strict=True)))
     print(f"{'env':<13} {'policy':<14} {'d':>3} {'n':>4} {'success':>8} {'95% up':>7} {'r_total':>8} "
           f"{'r_task':>7} {'r_eff':>6} {'r_hall':>7} {'honest':>6}")
     worst = 0.0

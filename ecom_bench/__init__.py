@@ -41,8 +41,8 @@ _EXPORTS: dict[str, str] = {
     "ToolBase": "ecom_bench.world._tooling",
     "CatalogTools": "ecom_bench.world.tools.catalog",
     "CartTools": "ecom_bench.world.tools.cart",
-    "OrderTools": "ecom_bench.world.tools.orders",
-    "PolicyTools": "ecom_bench.world.tools.policy",
+    "OrderTools": "ecom_bench.domains.orders.tools",
+    "PolicyTools": "ecom_bench.domains.policy.tools",
     "RecommendTools": "ecom_bench.world.tools.recommend",
     "BundleTools": "ecom_bench.world.tools.bundle",
     "register_env": "ecom_bench.envs",
@@ -89,24 +89,41 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:
-    from ecom_bench.agents.base import get_policy
-    from ecom_bench.conversation import AgentAction, EpisodeStatus, Message, Policy, ToolCallRequest
-    from ecom_bench.difficulty import Difficulty
-    from ecom_bench.envs import env_names, get_env, register_env, unregister_env
-    from ecom_bench.envs.base import EnvAxis, Environment, JourneyRole, SubTask, Verdict, budget_turns
-    from ecom_bench.envs.context import CatalogSpec, load_context
-    from ecom_bench.envs.journey import JourneyEnv
-    from ecom_bench.episode import EndReason, Episode, EpisodeResult, new_episode
-    from ecom_bench.runner import check_env, run_policy
-    from ecom_bench.tasks.environments import env_task
-    from ecom_bench.training.env import EcomEnv
-    from ecom_bench.users import UserAct, UserMessage, UserSimulator
-    from ecom_bench.users.customer import Customer
-    from ecom_bench.world._tooling import ToolBase, ToolError, tool_method
-    from ecom_bench.world.tools.bundle import BundleTools
-    from ecom_bench.world.tools.cart import CartTools
-    from ecom_bench.world.tools.catalog import CatalogTools
-    from ecom_bench.world.tools.orders import OrderTools
-    from ecom_bench.world.tools.policy import PolicyTools
-    from ecom_bench.world.tools.recommend import RecommendTools
-    from ecom_bench.world.state import World
+    # `name as name`: a re-export, so type checkers see the lazily loaded names as public.
+    from ecom_bench.agents.base import get_policy as get_policy
+    from ecom_bench.conversation import (
+        AgentAction as AgentAction, EpisodeStatus as EpisodeStatus, Message as Message, Policy as Policy,
+        ToolCallRequest as ToolCallRequest,
+    )
+    from ecom_bench.difficulty import Difficulty as Difficulty
+    from ecom_bench.envs import (
+        env_names as env_names, get_env as get_env, register_env as register_env,
+        unregister_env as unregister_env,
+    )
+    from ecom_bench.envs.base import (
+        EnvAxis as EnvAxis, Environment as Environment, JourneyRole as JourneyRole, SubTask as SubTask,
+        Verdict as Verdict, budget_turns as budget_turns,
+    )
+    from ecom_bench.envs.context import CatalogSpec as CatalogSpec, load_context as load_context
+    from ecom_bench.envs.journey import JourneyEnv as JourneyEnv
+    from ecom_bench.episode import (
+        EndReason as EndReason, Episode as Episode, EpisodeResult as EpisodeResult,
+        new_episode as new_episode,
+    )
+    from ecom_bench.runner import check_env as check_env, run_policy as run_policy
+    from ecom_bench.tasks.environments import env_task as env_task
+    from ecom_bench.training.env import EcomEnv as EcomEnv
+    from ecom_bench.users import (
+        UserAct as UserAct, UserMessage as UserMessage, UserSimulator as UserSimulator,
+    )
+    from ecom_bench.users.customer import Customer as Customer
+    from ecom_bench.world._tooling import (
+        ToolBase as ToolBase, ToolError as ToolError, tool_method as tool_method,
+    )
+    from ecom_bench.world.tools.bundle import BundleTools as BundleTools
+    from ecom_bench.world.tools.cart import CartTools as CartTools
+    from ecom_bench.world.tools.catalog import CatalogTools as CatalogTools
+    from ecom_bench.domains.orders.tools import OrderTools as OrderTools
+    from ecom_bench.domains.policy.tools import PolicyTools as PolicyTools
+    from ecom_bench.world.tools.recommend import RecommendTools as RecommendTools
+    from ecom_bench.world.state import World as World

@@ -133,15 +133,26 @@ def cmd_core_sweep(args: argparse.Namespace) -> None:
             print(f"{env:<13} {name:<10} " + " ".join(cells), flush=True)
 
 
+def _generate_options(args: argparse.Namespace) -> dict[str, object]:
+    """The generation settings given on the command line (Inspect's `GenerateConfig` fields)."""
+    names = ("temperature", "top_p", "max_tokens", "max_retries", "timeout", "max_connections")
+    return {name: getattr(args, name) for name in names if getattr(args, name) is not None}
+
+
 def cmd_sweep(args: argparse.Namespace) -> int:
-    from ecom_bench.leaderboard import make_grid, run_sweep
+    from ecom_bench.leaderboard import ModelOptions, make_grid, parse_key_values, run_sweep
+    from ecom_bench.leaderboard.sweep import default_display
 
     grid = make_grid(args.model, args.envs, args.difficulties, args.samples, args.epochs, args.seed, args.catalog,
-                     args.catalog_size)
+                     args.catalog_size, task_args=parse_key_values(args.task_arg, "-T"))
+    model = ModelOptions(parse_key_values(args.model_arg, "-M"), args.model_base_url, _generate_options(args))
+    settings = {**grid.task_args, **model.generate, **model.model_args}
     print(f"sweep: {len(grid.models)} model(s) x {len(grid.envs)} env(s) x d {list(grid.difficulties)} = "
-          f"{grid.tasks} tasks of {grid.samples} samples x {grid.epochs} epoch(s); logs in {args.log_dir} "
-          "(a rerun completes only what is missing)", file=sys.stderr, flush=True)
-    done, logs = run_sweep(grid, args.log_dir, max_tasks=args.max_tasks, display=args.display,
+          f"{grid.tasks} tasks of {grid.samples} samples x {grid.epochs} epoch(s)"
+          + (f" with {', '.join(f'{k}={v}' for k, v in settings.items())}" if settings else "")
+          + f"; logs in {args.log_dir} (a rerun completes only what is missing)", file=sys.stderr, flush=True)
+    done, logs = run_sweep(grid, args.log_dir, max_tasks=args.max_tasks,
+                           display=args.display if args.display is not None else default_display(), model=model,
                            log_dir_allow_dirty=args.log_dir_allow_dirty)
     failed = [log for log in logs if log.status != "success"]
     if not done or failed:
@@ -154,12 +165,18 @@ def cmd_sweep(args: argparse.Namespace) -> int:
 
 def cmd_leaderboard(args: argparse.Namespace) -> None:
     from ecom_bench.leaderboard import build_leaderboard
+    from ecom_bench.leaderboard.config import parse_filters
 
-    files = build_leaderboard(args.log_dir, args.out, resamples=args.bootstrap, plots=not args.no_plots)
+    files = build_leaderboard(args.log_dir, args.out, resamples=args.bootstrap, plots=not args.no_plots,
+                              config=parse_filters(args.config))
     print(files.markdown)
     ep = files.episodes
     dropped = [f"{ep.errored} errored samples left out"] if ep.errored else []
-    dropped += [f"{ep.superseded} epochs replaced by newer logs"] if ep.superseded else []
+    if ep.superseded:
+        dropped.append(f"{ep.superseded} epochs replaced by newer logs of the same configuration "
+                       f"({', '.join(ep.replaced)})")
+    if ep.other_configs:
+        dropped.append(f"{ep.other_configs} log(s) of other configurations left out by --config")
     print(f"\n{len(ep.table)} episodes from {ep.logs} logs" + (f" ({'; '.join(dropped)})" if dropped else ""))
     for path in (files.markdown_path, files.table_csv, files.by_difficulty_csv, *files.plots):
         print(f"wrote {path}")
@@ -274,19 +291,37 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--log-dir", required=True, help="the eval set's directory (rerun to complete it)")
     p.add_argument("--seed", type=_non_negative, default=0)
     p.add_argument("--max-tasks", type=_count, default=None, help="tasks run in parallel (Inspect's default)")
-    p.add_argument("--display", default=None, choices=["full", "conversation", "rich", "plain", "log", "none"],
-                   help="Inspect's progress display")
+    p.add_argument("--display", default=None,
+                   choices=["full", "conversation", "rich", "plain", "log", "none", "lines"],
+                   help="Inspect's progress display, or 'lines': one line per finished task (default: 'full' on a "
+                        "terminal, 'lines' otherwise)")
     p.add_argument("--log-dir-allow-dirty", action="store_true",
                    help="let the log dir also hold logs of other runs (e.g. the same grid with other --samples); "
-                        "the leaderboard counts each episode once, from its newest log")
+                        "the leaderboard counts each episode once, from its newest log, and keeps other task "
+                        "settings apart")
     p.add_argument("--catalog", default="synthetic")
     p.add_argument("--catalog-size", type=_count, default=DEFAULT_CATALOG_SIZE)
+    p.add_argument("-T", "--task-arg", action="append", default=[], metavar="KEY=VALUE",
+                   help="a task parameter (repeatable): strict=false, embedder=st:MODEL, catalog_seed=3")
+    g = p.add_argument_group("model and generation (passed to Inspect's eval_set)")
+    g.add_argument("-M", "--model-arg", action="append", default=[], metavar="KEY=VALUE",
+                   help="a model arg (repeatable; a comma stays in the value)")
+    g.add_argument("--model-base-url", default=None)
+    g.add_argument("--temperature", type=float, default=None)
+    g.add_argument("--top-p", type=float, default=None)
+    g.add_argument("--max-tokens", type=_count, default=None)
+    g.add_argument("--max-retries", type=_non_negative, default=None, help="retries of a failed model call")
+    g.add_argument("--timeout", type=_count, default=None, help="seconds a model call may take")
+    g.add_argument("--max-connections", type=_count, default=None, help="concurrent calls to a model's API")
     p.set_defaults(fn=cmd_sweep)
     p = sub.add_parser("leaderboard", help="table, CSV, plots and d50 from the logs of a sweep (or any evals)")
     p.add_argument("log_dir", help="a directory of ecom_bench Inspect logs")
     p.add_argument("--out", default=None, help="where to write the CSVs and PNGs (default LOG_DIR/leaderboard)")
     p.add_argument("--bootstrap", type=_count, default=1000, help="resamples for the d50 intervals")
     p.add_argument("--no-plots", action="store_true")
+    p.add_argument("--config", action="append", default=[], metavar="SETTING=VALUE",
+                   help="select one configuration where the logs hold several (repeatable): catalog, catalog_size, "
+                        "catalog_seed, strict, embedder, user, task_version")
     p.set_defaults(fn=cmd_leaderboard)
     p = sub.add_parser("play", help="play the agent yourself (/help inside explains how)")
     _common(p)

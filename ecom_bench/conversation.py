@@ -13,7 +13,7 @@ import json
 from dataclasses import dataclass, field, fields
 from typing import Any, Literal, Protocol
 
-from ecom_bench.world.toolkit import unbudgeted_tools
+from ecom_bench.domains.toolkits import unbudgeted_tools
 
 Role = Literal["system", "user", "assistant", "tool"]
 

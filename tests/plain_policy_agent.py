@@ -13,8 +13,8 @@ from __future__ import annotations
 import zlib
 
 from ecom_bench.conversation import Policy
-from ecom_bench.envs.journey import policies as journey_policies
-from ecom_bench.envs.policy.policies import PolicyHeuristic
+from ecom_bench.envs.journey import agents as journey_agents
+from ecom_bench.envs.policy.agents import PolicyHeuristic
 
 #: Plain questions per fact: no slot label, the way a person asks (dev set).
 PLAIN_QUESTIONS: dict[str, tuple[str, ...]] = {
@@ -84,7 +84,7 @@ class PlainPolicyHeuristic(PolicyHeuristic):
         return "To work out the answer I need a few details. " + _compound(asked)
 
 
-class PlainJourneyHeuristic(journey_policies.JourneyHeuristic):
+class PlainJourneyHeuristic(journey_agents.JourneyHeuristic):
     """The journey heuristic whose policy requests go to `PlainPolicyHeuristic`."""
 
     name = "plain_heuristic"

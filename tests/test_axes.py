@@ -17,6 +17,7 @@ from conftest import call, say
 from ecom_bench.agents import get_policy
 from ecom_bench.catalog.search import SearchFilters
 from ecom_bench.difficulty import Difficulty
+from ecom_bench.domains.orders.book import OrderBook
 from ecom_bench.envs.cart.user import CartUser
 from ecom_bench.envs.journey import journey_length
 from ecom_bench.episode import new_episode
@@ -158,9 +159,9 @@ def test_h_orders_sets_the_confusable_order_history(context, env):
     for d in (0, 6, 12):
         world = episode(context, env, d).world
         goal = episode(context, env, d).problem.goal
-        target = next(o for o in world.orders if o.order_id == goal.order_id)
+        target = next(o for o in world.state(OrderBook).orders if o.order_id == goal.order_id)
         leaf = world.product(target.lines[0].product_id).leaf_category if env == "tracking" else goal.leaf
-        same_kind = [o for o in world.orders
+        same_kind = [o for o in world.state(OrderBook).orders
                      if any(world.product(ln.product_id).leaf_category == leaf for ln in o.lines)]
         assert goal.n_recent == len(same_kind) == Difficulty.from_level(d).n_orders == 1 + d // 2
 

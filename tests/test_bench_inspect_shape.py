@@ -13,7 +13,7 @@ from ecom_bench.episode import new_episode
 from ecom_bench.runner import run_policy
 from ecom_bench.scorers import reward_scorers
 from ecom_bench.tasks import cart
-from ecom_bench.tools.adapter import episode_tools
+from ecom_bench.tasks._tools import episode_tools
 
 SAMPLES = 3
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+from itertools import pairwise
 
 import numpy as np
 import pytest
@@ -139,10 +140,10 @@ def test_column_filters_match_product_filters(cat3k, tmp_path):
     want += [p.id for p in cat3k.products if f.matches(p) and p.id not in want]
     assert [h.product.id for h in hits] == want[:50]
     p = cat3k.products[5]
-    for f in (f, SearchFilters(category=p.leaf_category.lower(), min_price=p.price - 5),
-              SearchFilters(features=tuple(p.attributes.values())[:2], max_ship_days=5),
-              SearchFilters(min_price=p.price - 2, max_price=p.price + 2, min_rating=3.0)):
-        assert eng.matching_rows(f).tolist() == [i for i, q in enumerate(cat3k.products) if f.matches(q)]
+    for flt in (f, SearchFilters(category=p.leaf_category.lower(), min_price=p.price - 5),
+                SearchFilters(features=tuple(p.attributes.values())[:2], max_ship_days=5),
+                SearchFilters(min_price=p.price - 2, max_price=p.price + 2, min_rating=3.0)):
+        assert eng.matching_rows(flt).tolist() == [i for i, q in enumerate(cat3k.products) if flt.matches(q)]
 
 
 def test_bm25_cache_loads_memory_mapped(tmp_path, monkeypatch):
@@ -219,7 +220,7 @@ def test_flat_tokenisation_and_bm25_build_equal_bm25s(cat3k, monkeypatch):
     ref_corpus, ref_vocab = _tokenize_corpus_reference(texts)
     ids, offsets, vocab = search.tokenize_flat(texts)
     assert list(vocab.items()) == list(ref_vocab.items())
-    assert [ids[a:b].tolist() for a, b in zip(offsets[:-1], offsets[1:])] == ref_corpus
+    assert [ids[a:b].tolist() for a, b in pairwise(offsets)] == ref_corpus
     assert tokenize_corpus(texts) == (ref_corpus, ref_vocab)
     for corpus_texts in (texts, texts[:150]):  # with and without an empty text ("" added after)
         corpus, voc = _tokenize_corpus_reference(corpus_texts)
@@ -257,4 +258,4 @@ def test_exact_top_is_brute_force(tmp_path):
     for vectors in (x, mapped):
         got = _exact_top(vectors, q, 10)
         assert np.array_equal(got[:, :2], want[:, :2])
-        assert all(set(g) == set(w) for g, w in zip(got.tolist(), want.tolist()))
+        assert all(set(g) == set(w) for g, w in zip(got.tolist(), want.tolist(), strict=True))

@@ -54,5 +54,5 @@ def test_parallel_inspect_run_with_epochs_equals_serial(tmp_path):
     assert _per_sample(parallel) == _per_sample(serial)
     # epochs replay the same episode: both epochs of a sample score the same
     values = _per_sample(parallel)
-    for (sid, epoch), v in values.items():
+    for (sid, _epoch), v in values.items():
         assert values[(sid, 1)] == v

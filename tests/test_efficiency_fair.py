@@ -20,7 +20,7 @@ from ecom_bench.conversation import AgentAction, EpisodeStatus, Message, Policy,
 from ecom_bench.episode import new_episode
 from ecom_bench.rewards import compose, efficiency
 from ecom_bench.runner import run_policy
-from ecom_bench.world.order_history import find_order
+from ecom_bench.domains.orders.book import find_order
 
 ENVS = ("cart", "discovery", "substitution", "returns", "tracking", "policy", "bundle", "journey")
 

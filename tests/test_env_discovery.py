@@ -197,6 +197,6 @@ def test_same_seed_same_transcript_and_no_placeholders(context):
 def test_heuristic_reads_every_way_the_customer_names_the_product(opening, noun):
     """The customer's intro agrees with its noun ("some new ...", "a pair of ..."): the heuristic
     searched "Hi" for those and lost 8 points of d=0 success until it read them."""
-    from ecom_bench.envs.discovery.policies import RankingHeuristic
+    from ecom_bench.envs.discovery.agents import RankingHeuristic
 
     assert RankingHeuristic().subject(opening) == noun

@@ -7,10 +7,11 @@ from conftest import call, say
 
 from ecom_bench.agents import get_policy
 from ecom_bench.difficulty import Difficulty
+from ecom_bench.domains.orders.book import OrderBook
 from ecom_bench.envs import get_env
 from ecom_bench.envs.journey import journey_length, journey_members
 from ecom_bench.envs.journey.goal import request_opening
-from ecom_bench.envs.journey.policies import classify_request
+from ecom_bench.envs.journey.agents import classify_request
 from ecom_bench.episode import new_episode
 from ecom_bench.runner import run_policy
 from ecom_bench.users import UserAct
@@ -43,7 +44,7 @@ def test_length_and_distinct_atomic_envs(context):
 def test_requests_share_one_world(context):
     ep = find(context, 12, lambda e: {"tracking", "returns"} <= {t.env for t in e.problem.goal.tasks})
     world = ep.world
-    ids = [o.order_id for o in world.orders]
+    ids = [o.order_id for o in world.state(OrderBook).orders]
     assert len(ids) == len(set(ids))  # two envs' order histories in one world, no id collisions
     result = run_policy(ep, get_policy("journey", "oracle")).result
     assert result.reward.success, result.explanation()

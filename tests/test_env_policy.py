@@ -1,4 +1,4 @@
-"""E_POLICY through the core (no Inspect): KB, generator, user, verifier, tools, policies."""
+"""E_POLICY through the core (no Inspect): rule book, generator, user, verifier, tools, policies."""
 
 from __future__ import annotations
 
@@ -13,15 +13,17 @@ from conftest import call, questions, say
 from ecom_bench.conversation import Message
 from ecom_bench.agents.base import get_policy
 from ecom_bench.difficulty import Difficulty
+from ecom_bench.domains.policy.rulebook import Rulebook
 from ecom_bench.envs import get_env
 from ecom_bench.envs.base import new_world
 from ecom_bench.envs.policy.goal import PolicyGoal, ratio_reward
-from ecom_bench.envs.policy.policies import read_rule
+from ecom_bench.envs.policy.agents import read_rule
 from ecom_bench.envs.policy.user import POLICY_MISSING_SIGNALS
 from ecom_bench.episode import new_episode
 from ecom_bench.runner import run_policy
 from ecom_bench.users import UserAct
-from ecom_bench.world.policy import FAMILIES, OUTCOMES, SLOTS, _value, make_rule
+from ecom_bench.domains.policy.generator import _value, make_rule
+from ecom_bench.domains.policy.rules import FAMILIES, SLOTS
 
 
 def episode(context, d, index=0, seed=0, strict=True):
@@ -68,7 +70,7 @@ def test_b_branch_sets_the_target_clause_count_and_every_clause_matters(context)
     for d in range(16):
         ep = episode(context, d, 1)
         goal: PolicyGoal = ep.problem.goal
-        rule = ep.problem.world.policy_kb.get(goal.rule_id)
+        rule = ep.problem.world.state(Rulebook).get(goal.rule_id)
         assert goal.n_clauses == len(rule.clauses) == Difficulty.from_level(d).n_policy_clauses
         assert rule.depends_on_every_clause(goal.situation)
     assert episode(context, 0).problem.goal.n_clauses == 1
@@ -132,27 +134,27 @@ def test_p_missing_withholds_slots_that_asking_reveals(context):
 
 def test_kb_holds_lookalikes_and_other_topics_and_ranks_the_target_by_title(context):
     ep = episode(context, 9, 2)
-    kb = ep.problem.world.policy_kb
+    rulebook = ep.problem.world.state(Rulebook)
     goal: PolicyGoal = ep.problem.goal
-    same_family = [r for r in kb.rules.values() if r.family == goal.family]
+    same_family = [r for r in rulebook.rules.values() if r.family == goal.family]
     assert len(same_family) >= 2 and len({r.scope for r in same_family}) == len(same_family)
-    assert len({r.family for r in kb.rules.values()}) >= 3
-    assert kb.search(goal.title)[0].rule_id == goal.rule_id
+    assert len({r.family for r in rulebook.rules.values()}) >= 3
+    assert rulebook.search(goal.title)[0].rule_id == goal.rule_id
 
 
 def test_two_builds_share_one_world(context):
-    """E_JOURNEY builds several envs into one world: the KB grows, ids and (topic, scope) stay unique."""
+    """E_JOURNEY builds several envs into one world: the rule book grows, ids and (topic, scope) stay unique."""
     env = get_env("policy")
     d = Difficulty.from_level(12)
     world = new_world(context, "journey", 5, d)
     a = env.build(world, 11, d, intent=0)
-    size = len(world.policy_kb)
+    size = len(world.state(Rulebook))
     b = env.build(world, 12, d, intent=1)
-    kb = world.policy_kb
-    assert len(kb) > size and a.goal.rule_id != b.goal.rule_id
-    assert len({(r.family, r.scope) for r in kb.rules.values()}) == len(kb)
+    rulebook = world.state(Rulebook)
+    assert len(rulebook) > size and a.goal.rule_id != b.goal.rule_id
+    assert len({(r.family, r.scope) for r in rulebook.rules.values()}) == len(rulebook)
     for task in (a, b):
-        rule = kb.get(task.goal.rule_id)
+        rule = rulebook.get(task.goal.rule_id)
         assert rule.compute(task.goal.situation) == task.goal.answer
         assert env.verify(task, world).task == -1.0  # nothing answered yet
 
@@ -381,7 +383,7 @@ def prior_situations(rule, rng, per_mask):
         for _ in range(per_mask):
             situation = {rule.fam.scope: rule.scope}
             for key in rule.slots():
-                first = next(([(c.condition, h)] for c, h in zip(rule.clauses, truths) if c.condition.slot == key),
+                first = next(([(c.condition, h)] for c, h in zip(rule.clauses, truths, strict=True) if c.condition.slot == key),
                              [])
                 value = _value(rng, SLOTS[key], first)
                 if value is None:
@@ -436,7 +438,7 @@ def guess_hits(context, d, n, **kw):
     for i in range(n):
         ep = episode(context, d, i)
         goal: PolicyGoal = ep.problem.goal
-        rule = ep.problem.world.policy_kb.get(goal.rule_id)
+        rule = ep.problem.world.state(Rulebook).get(goal.rule_id)
         kinds[goal.kind] = kinds.get(goal.kind, 0) + 1
         for name, guess in rule_guesses(rule, random.Random(i), **kw).items():
             right = guess is not None and (guess == goal.answer if goal.kind == "choice"

@@ -13,7 +13,8 @@ from ecom_bench.difficulty import Difficulty
 from ecom_bench.episode import new_episode
 from ecom_bench.runner import run_policy
 from ecom_bench.users import UserAct
-from ecom_bench.world.order_history import check_eligibility, find_order
+from ecom_bench.domains.orders.book import find_order, OrderBook
+from ecom_bench.domains.orders.eligibility import check_eligibility
 
 
 def episode(context, d, index=0, seed=0):
@@ -66,8 +67,8 @@ def test_history_follows_h_orders(context):
         ep = episode(context, d)
         g, order, line = _target(ep)
         assert g.n_recent == Difficulty.from_level(d).n_orders
-        leaf_orders = [o for o in ep.world.orders for ln in o.lines if ep.world.product(ln.product_id).leaf_category == g.leaf]
-        assert len(leaf_orders) == g.n_recent and len(ep.world.orders) >= 30
+        leaf_orders = [o for o in ep.world.state(OrderBook).orders for ln in o.lines if ep.world.product(ln.product_id).leaf_category == g.leaf]
+        assert len(leaf_orders) == g.n_recent and len(ep.world.state(OrderBook).orders) >= 30
 
 
 def test_edge_cases_follow_p_edge_and_the_store_rule(context):
@@ -105,7 +106,7 @@ def test_window_boundary_is_inclusive(context):
     assert not e.eligible and f"{window}-day return window ended" in e.reason
     out = call(ep, "return_initiate", {"order_id": g.order_id, "line_id": g.line_id, "reason": "defective",
                                            "method": "mail"})
-    assert out.error and "cannot be returned or exchanged" in out.text and not [r for r in ep.world.returns if r.intent is not None]
+    assert out.error and "cannot be returned or exchanged" in out.text and not [r for r in ep.world.state(OrderBook).returns if r.intent is not None]
 
 
 def test_ineligible_target_wants_not_eligible(context):
@@ -121,7 +122,7 @@ def test_ineligible_target_wants_not_eligible(context):
 def test_wrong_line_return_is_penalised_and_corrected(context):
     ep = _find(context, 4, lambda e: e.problem.goal.kind == "return" and e.problem.goal.replacement is None)
     g = ep.problem.goal
-    other = next(o for o in ep.world.orders if o.order_id != g.order_id and o.status.value == "delivered"
+    other = next(o for o in ep.world.state(OrderBook).orders if o.order_id != g.order_id and o.status.value == "delivered"
                  and check_eligibility(ep.world, o, o.lines[0]).eligible)
     call(ep, "order_get", {"order_id": other.order_id})
     out = call(ep, "return_initiate", {"order_id": other.order_id, "line_id": other.lines[0].line_id,
@@ -218,7 +219,7 @@ def test_exchange_needs_the_wanted_variant(context):
 def test_tool_errors_are_readable(context):
     ep = episode(context, 14)  # B_tool = 8: room for every bad call in one turn
     g = ep.problem.goal
-    before = list(ep.world.returns)  # returns made before the conversation (edge cases of any order)
+    before = list(ep.world.state(OrderBook).returns)  # returns made before the conversation (edge cases of any order)
     cases = [
         ("order_get", {"order_id": "ORD-000000"}, "No order with id 'ORD-000000'"),
         ("return_check_eligibility", {"order_id": g.order_id, "line_id": "ORD-000000-L1"}, "is not part of order"),
@@ -232,7 +233,7 @@ def test_tool_errors_are_readable(context):
     for name, args, message in cases:
         out = call(ep, name, args)
         assert out.error and message in out.text, out.text
-    assert not ep.done and ep.world.returns == before
+    assert not ep.done and ep.world.state(OrderBook).returns == before
 
 
 def test_already_returned_line_is_refused(context):
@@ -279,7 +280,7 @@ def test_group_products_are_distinct_rows_of_the_pool_sharing_the_brand_as_often
     import numpy as np
 
     from ecom_bench.catalog.lookups import catalog_lookups
-    from ecom_bench.world.order_history import _group_products
+    from ecom_bench.domains.orders.history import _group_products
 
     catalog = context.catalog
     index = catalog_lookups(catalog)

@@ -10,12 +10,14 @@ from conftest import call, say
 
 from ecom_bench.agents.base import get_policy
 from ecom_bench.difficulty import Difficulty
+from ecom_bench.domains.orders.book import OrderBook
 from ecom_bench.envs import get_env
 from ecom_bench.envs.base import new_world
 from ecom_bench.episode import new_episode
 from ecom_bench.runner import run_policy
 from ecom_bench.users import UserAct
-from ecom_bench.world.orders import OrderReference, OrderStatus, RefKind, matching_lines
+from ecom_bench.domains.orders.records import OrderStatus
+from ecom_bench.domains.orders.references import OrderReference, RefKind, matching_lines
 
 
 def episode(context, d, index=0, seed=0):
@@ -63,11 +65,11 @@ def test_history_size_follows_h_orders_and_stays_long(context):
         ep = episode(context, d)
         goal, world = ep.problem.goal, ep.world
         assert goal.n_recent == Difficulty.from_level(d).n_orders
-        assert len(world.orders) >= 30  # background: keeps a random pick rare even when H_orders is 2
-        assert len({o.order_id for o in world.orders}) == len(world.orders)
-        target = next(o for o in world.orders if o.order_id == goal.order_id)
+        assert len(world.state(OrderBook).orders) >= 30  # background: keeps a random pick rare even when H_orders is 2
+        assert len({o.order_id for o in world.state(OrderBook).orders}) == len(world.state(OrderBook).orders)
+        target = next(o for o in world.state(OrderBook).orders if o.order_id == goal.order_id)
         leaf = world.product(target.lines[0].product_id).leaf_category
-        same_leaf = [o for o in world.orders for ln in o.lines if world.product(ln.product_id).leaf_category == leaf]
+        same_leaf = [o for o in world.state(OrderBook).orders for ln in o.lines if world.product(ln.product_id).leaf_category == leaf]
         assert len(same_leaf) == goal.n_recent  # the confusable set is exactly H_orders(d)
 
 
@@ -79,7 +81,7 @@ def test_reference_always_identifies_the_target(context):
             g = ep.problem.goal
             ref = OrderReference(RefKind(g.reference["kind"]), g.reference["leaf"], g.reference["value"])
             kinds.add(ref.kind)
-            assert [o.order_id for o, _ in matching_lines(ep.world.orders, ref, ep.world.catalog)] == [g.order_id]
+            assert [o.order_id for o, _ in matching_lines(ep.world.state(OrderBook).orders, ref, ep.world.catalog)] == [g.order_id]
     assert {RefKind.ORDER_ID, RefKind.TITLE, RefKind.DATE, RefKind.ORDINAL} <= kinds
 
 
@@ -87,7 +89,7 @@ def test_statuses_are_consistent_with_dates(context):
     for i in range(5):
         world = episode(context, 8, i).world
         now = world.now
-        for o in world.orders:
+        for o in world.state(OrderBook).orders:
             assert o.placed_at <= now
             if o.status is OrderStatus.DELIVERED:
                 assert o.delivered_at is not None and o.placed_at < o.delivered_at <= now and o.eta is None
@@ -114,7 +116,7 @@ def test_p_missing_withholds_the_reference_and_asking_reveals_it(context):
 def test_a_customer_who_gave_the_id_corrects_a_wrong_one_and_loses_patience(context):
     ep = _find(context, 4, lambda e: e.problem.goal.reference["kind"] == "order_id")
     g = ep.problem.goal
-    others = [o.order_id for o in ep.world.orders if o.order_id != g.order_id]
+    others = [o.order_id for o in ep.world.state(OrderBook).orders if o.order_id != g.order_id]
     reply = say(ep, f"Your order {others[0]} is on its way.")
     assert reply.act is UserAct.CORRECT and g.order_id in reply.text and "not my order" in reply.text
     reply = say(ep, f"Is it {others[1]}?")  # a question is no mistake: they repeat their id
@@ -128,7 +130,7 @@ def test_a_customer_who_described_the_order_cannot_tell_ids_apart(context):
     def ep_():
         return _find(context, 6, lambda e: e.problem.goal.reference["kind"] != "order_id")
     g = ep_().problem.goal
-    group = [o.order_id for o in ep_().world.orders if o.group_leaf == g.reference["leaf"]]
+    group = [o.order_id for o in ep_().world.state(OrderBook).orders if o.group_leaf == g.reference["leaf"]]
     wrong = [oid for oid in group if oid != g.order_id]
     replies = []
     for named in (wrong[:2] + [g.order_id], wrong[:3], [g.order_id], wrong[:1]):
@@ -146,7 +148,7 @@ def test_a_customer_who_described_the_order_cannot_tell_ids_apart(context):
 def test_verifier_scores_each_half(context, order_right, status_right, r_task):
     ep = episode(context, 5)
     g = ep.problem.goal
-    other = next(o for o in ep.world.orders if o.order_id != g.order_id)
+    other = next(o for o in ep.world.state(OrderBook).orders if o.order_id != g.order_id)
     wrong_status = next(s.value for s in OrderStatus if s.value != g.status)
     call(ep, "order_list", {})
     out = call(ep, "report_order_status", {"order_id": g.order_id if order_right else other.order_id,
@@ -192,11 +194,11 @@ def test_two_builds_in_one_world_keep_ids_and_references_unique(context):
     first = get_env("tracking").build(world, 11, d, intent=0)
     second = get_env("returns").build(world, 12, d, intent=1)
     third = get_env("tracking").build(world, 13, d, intent=2)
-    assert len({o.order_id for o in world.orders}) == len(world.orders)
+    assert len({o.order_id for o in world.state(OrderBook).orders}) == len(world.state(OrderBook).orders)
     for task in (first, third):
         g = task.goal
         ref = OrderReference(RefKind(g.reference["kind"]), g.reference["leaf"], g.reference["value"])
-        assert [o.order_id for o, _ in matching_lines(world.orders, ref, world.catalog)] == [g.order_id]
+        assert [o.order_id for o, _ in matching_lines(world.state(OrderBook).orders, ref, world.catalog)] == [g.order_id]
     assert second.goal.order_id not in (first.goal.order_id, third.goal.order_id)
 
 
@@ -204,7 +206,7 @@ def test_tracking_digits_are_the_digit_loop_draw_for_draw():
     """`random_digits` batches the Mersenne-Twister words: same digits, same RNG state after."""
     import random
 
-    from ecom_bench.world.order_history import random_digits
+    from ecom_bench.domains.orders.history import random_digits
 
     for seed in range(200):
         fast, slow = random.Random(seed), random.Random(seed)
@@ -216,27 +218,27 @@ def test_tracking_digits_are_the_digit_loop_draw_for_draw():
 def test_references_match_the_plain_definition(context):
     """`matching_lines` / `unique_references` read only the reference's leaf's lines: the same
     answers as checking every line of the account with `OrderReference.matches`."""
-    from ecom_bench.world.orders import ORDINALS, references_for, unique_references
+    from ecom_bench.domains.orders.references import ORDINALS, references_for, unique_references
 
     for d in (0, 6, 12):
         for i in range(4):
             world = episode(context, d, i).world
             cat = world.catalog
-            for order in world.orders[::7]:
+            for order in world.state(OrderBook).orders[::7]:
                 for line in order.lines:
                     unique = []
-                    for ref in references_for(world.orders, order, line, cat):
+                    for ref in references_for(world.state(OrderBook).orders, order, line, cat):
                         if ref.kind is RefKind.ORDINAL:
-                            of_leaf = sorted(((o, ln) for o in world.orders for ln in o.lines
+                            of_leaf = sorted(((o, ln) for o in world.state(OrderBook).orders for ln in o.lines
                                               if cat.get(ln.product_id).leaf_category == ref.leaf),
                                              key=lambda h: h[0].placed_at)
                             plain = [of_leaf[ORDINALS[ref.value]]] if len(of_leaf) >= 2 else []
                         else:
-                            plain = [(o, ln) for o in world.orders for ln in o.lines if ref.matches(o, ln, cat)]
-                        hits = matching_lines(world.orders, ref, cat)
+                            plain = [(o, ln) for o in world.state(OrderBook).orders for ln in o.lines if ref.matches(o, ln, cat)]
+                        hits = matching_lines(world.state(OrderBook).orders, ref, cat)
                         assert [(o.order_id, ln.line_id) for o, ln in hits] == \
                             [(o.order_id, ln.line_id) for o, ln in plain]
                         if ref.kind is RefKind.ORDER_ID or [(o.order_id, ln.line_id) for o, ln in plain] == \
                                 [(order.order_id, line.line_id)]:
                             unique.append(ref)
-                    assert unique_references(world.orders, order, line, cat) == unique
+                    assert unique_references(world.state(OrderBook).orders, order, line, cat) == unique

@@ -20,6 +20,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conftest import TEST_SPEC, call, examples, say
+from ecom_bench.domains.orders.book import OrderBook
+from ecom_bench.domains.policy.rulebook import Rulebook
 from ecom_bench.envs import ENVIRONMENTS, get_env
 from ecom_bench.envs.context import load_context
 from ecom_bench.conversation import AgentAction, Message, ToolCallRequest
@@ -62,10 +64,9 @@ def world_ids(ep: Episode) -> list[str]:
         p = w.product(visit.product_id)
         if p is not None:
             ids += [p.id, *(v.id for v in p.variants[:2])]
-    for o in w.orders[:3]:
+    for o in w.state(OrderBook).orders[:3]:
         ids += [o.order_id, *(ln.line_id for ln in o.lines[:2]), *(ln.product_id for ln in o.lines[:1])]
-    if w.policy_kb is not None:
-        ids += list(w.policy_kb.rules)[:3]
+    ids += list(w.state(Rulebook).rules)[:3]
     return ids or [next(iter(w.catalog)).id]
 
 
@@ -463,7 +464,7 @@ def test_search_filters_extreme_numbers(field, value, ok):
 @pytest.mark.parametrize("answer", ["-5", "-0", "0", "0.0", "9" * 200, "1,000,000,000,000,000", "nan", "inf",
                                     "1e999", "$-12.50", "   ", "😀", "\x00", "9" * 1000, "9" * 1001])
 def test_policy_answers_keep_the_reward_finite(answer):
-    from ecom_bench.world.tools.policy import MAX_ANSWER_CHARS
+    from ecom_bench.domains.policy.tools import MAX_ANSWER_CHARS
 
     ep = fresh("policy", strict=True)
     out = call(ep, "answer_policy_question", {"answer": answer})
@@ -502,7 +503,7 @@ def test_more_calls_than_the_tool_budget(env):
     args = valid_args(read, ep)
     outs = [call(ep, read, args) for _ in range(budget)]
     assert not any("budget" in o.text for o in outs)
-    for k in range(MAX_REFUSED_CALLS_PER_TURN + 1):
+    for _ in range(MAX_REFUSED_CALLS_PER_TURN + 1):
         out = call(ep, read, args)
         check(ep, out)
         assert out.error and not out.invalid and f"budget of {budget} tool call(s)" in out.text

@@ -125,8 +125,8 @@ class _FuzzAPI(ModelAPI):
     """Plays its sample's case as the first output, then apologises until the episode ends."""
 
     def __init__(self, model_name: str, base_url: str | None = None, api_key: str | None = None,
-                 config: GenerateConfig = GenerateConfig(), **kw: Any) -> None:
-        super().__init__(model_name, base_url, api_key, [], config)
+                 config: GenerateConfig | None = None, **kw: Any) -> None:
+        super().__init__(model_name, base_url, api_key, [], config or GenerateConfig())
 
     async def generate(self, input, tools, tool_choice, config):  # noqa: ANN001, ANN201
         state = sample_state()

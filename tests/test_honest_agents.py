@@ -16,6 +16,7 @@ import pytest
 from conftest import call
 
 from ecom_bench.conversation import AgentAction, ToolCallRequest
+from ecom_bench.domains.orders.book import OrderBook
 from ecom_bench.episode import new_episode
 from tests.honest.common import run_agent
 from tests.honest.run_honest import AGENTS, agent_class
@@ -58,7 +59,7 @@ def test_a_question_naming_the_order_found_is_answered(context):
     index = next(i for i in range(40) if not new_episode("returns", 0, 5000, i, context=context).problem.user.direct)
     ep = new_episode("returns", 0, 5000, index, context=context)
     mine = ep.problem.user.target_order_id
-    other = next(o.order_id for o in ep.world.orders if o.order_id != mine)
+    other = next(o.order_id for o in ep.world.state(OrderBook).orders if o.order_id != mine)
     plain = _ask("returns", 0, 5000, index, "What went wrong with it?", context=context)
     for order_id in (mine, other):
         asked = f"I found the item in order {order_id}. What went wrong with it?"

@@ -9,8 +9,11 @@ run when a module is imported (module level, not under TYPE_CHECKING), through e
 modules; fresh interpreters confirm it and catch what a graph cannot see (a package read while
 it is still initialising, a heavy library pulled in by a third-party one).
 
-Layers, bottom up: catalog/ < world/, users/ < envs/ < agents/. The core is everything but the
-fronts (FRONTS); the fronts sit on top of it, and nothing in the core imports them.
+Layers, bottom up: catalog/ < world/ < domains/ < envs/ < agents/, with users/ over world/ and
+domains/ (a customer may read a domain's records; no domain reads a customer). The shopping core
+(world/) knows no domain: each domain keeps its state in the world through `World.state`. The
+core is everything but the fronts (FRONTS); the fronts sit on top of it, and nothing in the core
+imports them.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ import subprocess
 import sys
 from collections.abc import Iterable
 from functools import cache
+from itertools import pairwise
 from pathlib import Path
 
 import grimp
@@ -31,16 +35,17 @@ import ecom_bench
 PACKAGE = "ecom_bench"
 PACKAGE_DIR = Path(ecom_bench.__file__).parent
 
-#: The fronts over the core (direct children of ecom_bench): the Inspect face (tasks, tools,
+#: The fronts over the core (direct children of ecom_bench): the Inspect face (tasks,
 #: scorers, providers, and _registry, Inspect's entry point), the training front (gymnasium,
 #: OpenEnv, TRL, Ray), the leaderboards (Inspect logs, plots), the command line and `play`.
-FRONTS = ("tasks", "tools", "scorers", "providers", "_registry", "training", "leaderboard", "cli", "play")
+FRONTS = ("tasks", "scorers", "providers", "_registry", "training", "leaderboard", "cli", "play")
 #: What the core must not load: the fronts' libraries, and those that load torch.
 HEAVY = ("inspect_ai", "trl", "ray", "openenv", "transformers", "torch", "sentence_transformers", "accelerate")
 #: (lower, higher): nothing in `lower` imports anything in `higher`, directly or through other modules.
 LAYERS = (
-    ("catalog", "world"), ("catalog", "users"), ("catalog", "envs"), ("catalog", "agents"),
-    ("world", "envs"), ("world", "agents"),
+    ("catalog", "world"), ("catalog", "domains"), ("catalog", "users"), ("catalog", "envs"), ("catalog", "agents"),
+    ("world", "domains"), ("world", "users"), ("world", "envs"), ("world", "agents"),
+    ("domains", "users"), ("domains", "envs"), ("domains", "agents"),
     ("users", "envs"), ("users", "agents"),
     ("envs", "agents"),  # env policies speak `ecom_bench.conversation`; the registry over them is agents/
 )
@@ -108,7 +113,7 @@ def _runtime_graph() -> grimp.ImportGraph:
 def _chain(graph: grimp.ImportGraph, chain: tuple[str, ...]) -> str:
     """`a:12 -> b:40 -> c`: each module with the line where it imports the next."""
     steps = []
-    for importer, imported in zip(chain, chain[1:]):
+    for importer, imported in pairwise(chain):
         lines = sorted({d["line_number"] for d in graph.get_import_details(importer=importer, imported=imported)})
         steps.append(f"{importer}:{','.join(map(str, lines))}")
     return " -> ".join([*steps, chain[-1]])

@@ -57,8 +57,8 @@ def test_scores_explanations_and_metadata(tmp_path):
 class _BadIdAPI(ModelAPI):
     """Calls cart_add with an id that does not exist, then gives up."""
 
-    def __init__(self, model_name, base_url=None, api_key=None, config=GenerateConfig(), **kw):
-        super().__init__(model_name, base_url, api_key, [], config)
+    def __init__(self, model_name, base_url=None, api_key=None, config=None, **kw):
+        super().__init__(model_name, base_url, api_key, [], config or GenerateConfig())
 
     async def generate(self, input, tools, tool_choice, config):
         n = sum(1 for m in input if getattr(m, "role", "") == "assistant")

@@ -33,7 +33,7 @@ def test_every_model_call_sees_every_tool_with_its_full_schema(tmp_path):
         assert model_events
         for event in model_events:
             assert [t.name for t in event.tools] == [s.name for s in specs]
-            for tool, spec in zip(event.tools, specs):
+            for tool, spec in zip(event.tools, specs, strict=True):
                 assert tool.description == spec.description
                 logged = tool.parameters.model_dump(exclude_none=True)
                 assert set(logged["properties"]) == set(spec.parameters["properties"])

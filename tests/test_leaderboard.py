@@ -14,7 +14,8 @@ from ecom_bench.scorers import SCORE_PARTS
 
 
 @pytest.mark.parametrize("text,levels", [("0:12:3", [0, 3, 6, 9, 12]), ("0:12:6", [0, 6, 12]), ("2:4", [2, 3, 4]),
-                                         ("0,6,12", [0, 6, 12]), ("7", [7]), ("0:10:4", [0, 4, 8])])
+                                         ("0,6,12", [0, 6, 12]), ("7", [7]), ("0:10:4", [0, 4, 8, 10]),
+                                         ("0:12:5", [0, 5, 10, 12])])
 def test_difficulty_grids(text, levels):
     assert parse_difficulties(text) == levels
 
@@ -93,16 +94,111 @@ def test_sweep_resumes_and_leaderboard_reports(tmp_path, capsys):
     assert main(argv) == 0
 
 
-def test_leaderboard_counts_a_rerun_once(tmp_path):
+def _cart_logs(log_dir, runs: int = 1, **task_args) -> None:
     from inspect_ai import eval as inspect_eval
 
     from ecom_bench.tasks import cart
 
-    for _ in range(2):
-        inspect_eval(cart(samples=2, catalog_size=TEST_CATALOG_SIZE), model="ecom/heuristic", log_dir=str(tmp_path),
-                     display="none")
+    for _ in range(runs):
+        inspect_eval(cart(samples=2, catalog_size=TEST_CATALOG_SIZE, **task_args), model="ecom/heuristic",
+                     log_dir=str(log_dir), display="none")
+
+
+def test_leaderboard_counts_a_rerun_once(tmp_path, capsys):
+    _cart_logs(tmp_path, runs=2)
     episodes = read_episodes(tmp_path)
     assert len(episodes.table) == 2 and episodes.superseded == 2 and episodes.logs == 2
+    assert episodes.replaced == ("ecom/heuristic on cart: 2",)
+    assert main(["leaderboard", str(tmp_path), "--no-plots", "--bootstrap", "50"]) == 0
+    out = capsys.readouterr().out
+    assert "2 epochs replaced by newer logs of the same configuration (ecom/heuristic on cart: 2)" in out
+    assert "Configuration: catalog=synthetic, catalog_size=3000, catalog_seed=0, strict=true" in out
+
+
+def test_leaderboard_keeps_configurations_apart(tmp_path, capsys):
+    """The same samples run with another setting are another benchmark: refused together, never
+    deduplicated into one another; `--config` picks one."""
+    _cart_logs(tmp_path)
+    _cart_logs(tmp_path, strict=False)
+    assert main(["leaderboard", str(tmp_path), "--no-plots"]) == 2
+    err = capsys.readouterr().err
+    assert "hold 2 configurations that are not comparable, differing in strict (false | true)" in err
+    assert "--config strict=false" in err and len(err.strip().splitlines()) == 1 and "Traceback" not in err
+
+    assert main(["leaderboard", str(tmp_path), "--no-plots", "--bootstrap", "50", "--config", "strict=False"]) == 0
+    out = capsys.readouterr().out
+    assert "strict=false" in out and "replaced" not in out and "1 log(s) of other configurations left out" in out
+    episodes = read_episodes(tmp_path, {"strict": "true"})
+    assert len(episodes.table) == 2 and episodes.superseded == 0 and episodes.other_configs == 1
+    assert dict(episodes.config)["strict"] == "true"
+    table = pd.read_csv(tmp_path / "leaderboard" / "leaderboard.csv")
+    assert set(table["strict"]) == {False} and set(table["catalog"]) == {"synthetic"}
+
+
+def test_logs_of_earlier_versions_read_their_configuration_from_task_args(tmp_path):
+    """Logs written before the tasks recorded catalog_size, catalog_seed and the customer are the same
+    configuration as new ones with those settings: a rerun of them still replaces rather than splits."""
+    from inspect_ai.log import list_eval_logs, read_eval_log, write_eval_log
+
+    _cart_logs(tmp_path / "old")
+    [info] = list_eval_logs(str(tmp_path / "old"))
+    log = read_eval_log(info)
+    for key in ("catalog_size", "catalog_seed", "user"):
+        del log.eval.metadata[key]
+    write_eval_log(log, str(tmp_path / "both" / "old.eval"))
+    _cart_logs(tmp_path / "both")
+    episodes = read_episodes(tmp_path / "both")
+    assert episodes.superseded == 2 and len(episodes.table) == 2
+    assert dict(episodes.config)["catalog_size"] == str(TEST_CATALOG_SIZE)
+
+
+@pytest.mark.parametrize("config,message", [
+    (["strictness=true"], "unknown setting 'strictness'"),
+    (["strict"], "--config takes SETTING=VALUE"),
+    (["catalog=other"], "no logs under"),
+])
+def test_leaderboard_config_filters_are_checked(tmp_path, capsys, config, message):
+    _cart_logs(tmp_path)
+    assert main(["leaderboard", str(tmp_path), "--no-plots", *[a for c in config for a in ("--config", c)]]) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err
+
+
+def test_sweep_passes_model_generation_and_task_options_to_inspect(tmp_path, capsys):
+    from inspect_ai.log import list_eval_logs, read_eval_log
+
+    logs = tmp_path / "sweep"
+    assert main(["sweep", "--model", "ecom/heuristic", "--envs", "cart,policy", "--difficulties", "0", "--samples", "1",
+                 "--log-dir", str(logs), "--catalog-size", str(TEST_CATALOG_SIZE), "-T", "strict=false",
+                 "-T", "embedder=wordllama", "--temperature", "0.3", "--top-p", "0.9", "--max-tokens", "64",
+                 "--max-retries", "2", "--timeout", "30", "--max-connections", "3",
+                 "--model-base-url", "http://localhost:9", "--display", "lines"]) == 0
+    err = capsys.readouterr().err
+    lines = [line for line in err.splitlines() if line.startswith("[")]
+    assert len(lines) == 2 and any(line.startswith("[1/2] ") and " d=0 ecom/heuristic: success " in line
+                                   for line in lines)
+    assert len(err.strip().splitlines()) == 4  # the plan, a line per task, the summary
+    headers = [read_eval_log(info, header_only=True).eval for info in list_eval_logs(str(logs))]
+    assert len(headers) == 2
+    for spec in headers:
+        assert spec.task_args["strict"] is False and spec.task_args["embedder"] == "wordllama"
+        assert spec.metadata["strict"] is False and spec.metadata["catalog_seed"] == 0
+        generate = spec.model_generate_config
+        assert (generate.temperature, generate.top_p, generate.max_tokens) == (0.3, 0.9, 64)
+        assert (generate.max_retries, generate.timeout, generate.max_connections) == (2, 30, 3)
+        assert spec.model_base_url == "http://localhost:9"
+    # the leaderboard labels the agent with the settings that change its behaviour, not the operational ones
+    assert main(["leaderboard", str(logs), "--no-plots", "--bootstrap", "50"]) == 0
+    assert "| ecom/heuristic (max_tokens=64, temperature=0.3, top_p=0.9) | cart |" in capsys.readouterr().out
+
+
+def test_sweep_model_args_reach_the_provider(tmp_path, capsys):
+    """`-M` is repeatable and keeps commas; the scripted provider takes none, and says so by name."""
+    assert main(["sweep", "--model", "ecom/heuristic", "--envs", "cart", "--difficulties", "0", "--samples", "1",
+                 "--log-dir", str(tmp_path), "--catalog-size", str(TEST_CATALOG_SIZE), "-M", "stop=a,b",
+                 "-M", "effort=2", "--display", "lines"]) == 2
+    err = capsys.readouterr().err
+    assert "takes no model args, got: effort, stop" in err and "Traceback" not in err
 
 
 @pytest.mark.parametrize("argv,message", [
@@ -111,6 +207,14 @@ def test_leaderboard_counts_a_rerun_once(tmp_path):
     (["sweep", "--model", "ecom/oracle", "--model", "ecom/oracle", "--log-dir", "x"], "named twice"),
     (["sweep", "--model", "ecom/oracle", "--envs", "C9", "--log-dir", "x"], "unknown environment 'C9'"),
     (["leaderboard", "/nonexistent/logs"], "log directory does not exist"),
+    (["sweep", "--model", "ecom/oracle", "--log-dir", "x", "-T", "strictt=false"],
+     "unknown parameter 'strictt' (did you mean 'strict'?) for task"),
+    (["sweep", "--model", "ecom/oracle", "--log-dir", "x", "-T", "samples=3"],
+     "-T samples: the sweep sets it with --samples"),
+    (["sweep", "--model", "ecom/oracle", "--log-dir", "x", "-T", "strict"], "-T takes KEY=VALUE, got 'strict'"),
+    (["sweep", "--model", "ecom/oracle", "--log-dir", "x", "-M", "a=1", "-M", "a=2"], "-M a is given twice"),
+    (["sweep", "--model", "ecom/oracle", "--envs", "cart", "--log-dir", "x", "-T", "strict=maybe"],
+     "strict must be true or false"),
 ])
 def test_bad_sweep_and_leaderboard_input_is_one_clear_error(argv, message, capsys):
     try:
@@ -119,6 +223,7 @@ def test_bad_sweep_and_leaderboard_input_is_one_clear_error(argv, message, capsy
         code = e.code
     err = capsys.readouterr().err
     assert code == 2 and message in err and "Traceback" not in err
+    assert len([line for line in err.splitlines() if "error:" in line]) == 1
 
 
 def test_leaderboard_of_a_folder_without_logs(tmp_path, capsys):

@@ -46,6 +46,7 @@ import pytest
 
 from ecom_bench.agents import get_policy
 from ecom_bench.agents.adversarial import ADVERSARIAL_NAMES
+from ecom_bench.domains.policy.rulebook import Rulebook
 from ecom_bench.envs import ENVIRONMENTS
 from ecom_bench.episode import Episode, new_episode
 from ecom_bench.users import UserMessage
@@ -134,7 +135,7 @@ def _slot_phrases(task) -> tuple[dict[str, list[str]], list[str]]:  # noqa: ANN0
             slots["variant"] = [f"the {g.new_variant_value} one"]
     elif env == "policy":
         from ecom_bench.users import render
-        from ecom_bench.world.policy import SLOTS
+        from ecom_bench.domains.policy.rules import SLOTS
 
         slots = {k: [render(SLOTS[k].say(g.situation[k]))] for k in g.slots}
     elif env == "bundle":
@@ -175,7 +176,7 @@ class Scan:
                 self.never_user += [(t.intent, g.status), (t.intent, g.status.replace("_", " "))]
             if t.env == "policy":
                 from ecom_bench.users import render
-                from ecom_bench.world.policy import SLOTS
+                from ecom_bench.domains.policy.rules import SLOTS
 
                 facts = [render(SLOTS[k].say(v)) for k, v in g.situation.items()]
                 self.policy_answers.append((g.answer_text(), facts))
@@ -245,8 +246,7 @@ class Scan:
         self._weights(f"{name} result", text)
         if self.policy_answers:
             rest = text
-            kb = self.world.policy_kb
-            docs = [r.document() for r in kb.rules.values()] if kb is not None else []
+            docs = [r.document() for r in self.world.state(Rulebook).rules.values()]
             data = _json(text)
             if data is not None:
                 rest = json.dumps([r for r in _records(data) if r not in docs], ensure_ascii=False)
@@ -337,7 +337,7 @@ def play_and_scan(context, env: str, d: int, index: int, policy_name: str) -> li
         observation, *_ = episode.step(action)
         # The episode's own texts (a refusal over the budget, an invalid call, a call after the
         # end) only say the agent's own arguments back: scanned once the step is over.
-        for call, out in zip(action.tool_calls, observation):
+        for call, out in zip(action.tool_calls, observation if action.tool_calls else [], strict=True):
             if produced and out.text == produced[0]:
                 produced.pop(0)
             elif call.name != "ask_user":

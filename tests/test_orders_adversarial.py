@@ -27,8 +27,9 @@ from datetime import timedelta
 import pytest
 from conftest import call, say
 
+from ecom_bench.domains.orders.book import OrderBook
 from ecom_bench.episode import new_episode
-from ecom_bench.world.orders import Order, OrderLine, OrderStatus
+from ecom_bench.domains.orders.records import Order, OrderLine, OrderStatus
 
 ORDER_ID = re.compile(r"\bORD-\d{6}\b")
 #: What the red team counted as a recent order (the old background is 45+ days old).
@@ -40,7 +41,7 @@ LEVELS = (3, 6, 9, 12)
 def largest_groups(world) -> list[tuple[str, list[Order]]]:  # noqa: ANN001
     """The largest groups of recent orders sharing a product kind (leaf category of any line), by leaf name."""
     by_leaf: dict[str, list[Order]] = {}
-    for o in world.orders:
+    for o in world.state(OrderBook).orders:
         if world.now - o.placed_at > timedelta(days=RECENT_DAYS):
             continue
         for leaf in {world.product(ln.product_id).leaf_category for ln in o.lines}:
@@ -89,7 +90,7 @@ def structural_hits(ep, rng: random.Random) -> dict[str, bool]:  # noqa: ANN001
     hits = {"group_newest": right(CUES["newest"](group), leaf, first_line=True)}
     for name, cue in CUES.items():
         hits[f"cue_{name}"] = right(cue(pick_group), pick_leaf)
-    recent = [o for o in world.orders if world.now - o.placed_at <= timedelta(days=RECENT_DAYS)]
+    recent = [o for o in world.state(OrderBook).orders if world.now - o.placed_at <= timedelta(days=RECENT_DAYS)]
     guess = rng.choice(recent)
     hits["random_recent"] = right(guess, world.product(guess.lines[0].product_id).leaf_category, first_line=True)
     return hits

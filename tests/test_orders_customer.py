@@ -10,8 +10,8 @@ import pytest
 from conftest import questions, say
 from ecom_bench.episode import new_episode
 from ecom_bench.users import UserAct
-from ecom_bench.world.order_history import find_order
-from ecom_bench.world.orders import ORDINALS, OrderReference, RefKind, matching_lines
+from ecom_bench.domains.orders.book import find_order, OrderBook
+from ecom_bench.domains.orders.references import ORDINALS, OrderReference, RefKind, matching_lines
 
 #: Which slot each dev intent asks about (returns).
 RETURNS_INTENTS = {"which_order": "order", "which_item": "item", "return_reason": "reason",
@@ -100,8 +100,8 @@ def test_ordinals_name_their_end_and_resolve_uniquely(context):
             continue
         ref = OrderReference(RefKind.ORDINAL, g.reference["leaf"], g.reference["value"])
         seen.add(ref.value)
-        assert [o.order_id for o, _ in matching_lines(ep.world.orders, ref, ep.world.catalog)] == [g.order_id]
-        group = sorted((o for o in ep.world.orders if o.group_leaf == ref.leaf), key=lambda o: o.placed_at)
+        assert [o.order_id for o, _ in matching_lines(ep.world.state(OrderBook).orders, ref, ep.world.catalog)] == [g.order_id]
+        group = sorted((o for o in ep.world.state(OrderBook).orders if o.group_leaf == ref.leaf), key=lambda o: o.placed_at)
         assert group[ORDINALS[ref.value]].order_id == g.order_id
         words = {"oldest": "my oldest", "second_oldest": "second-oldest", "third_oldest": "third-oldest",
                  "latest": "my most recent", "second_latest": "second most recent",

@@ -18,12 +18,14 @@ from conftest import call
 
 from ecom_bench.agents import get_policy
 from ecom_bench.conversation import AgentAction, ToolCallRequest
+from ecom_bench.domains.policy.rulebook import Rulebook
 from ecom_bench.envs.policy.goal import PolicyGoal
-from ecom_bench.envs.policy.policies import FINAL, PolicyOracle
-from ecom_bench.episode import MAX_FAILED_FINALS_PER_TURN, new_episode
+from ecom_bench.envs.policy.agents import FINAL, PolicyOracle
+from ecom_bench.episode import MAX_FAILED_FINALS_PER_TURN
+from ecom_bench.episode import new_episode
 from ecom_bench.runner import run_policy
-from ecom_bench.world.policy import FAMILIES, SLOTS, PolicyQuestion, fmt_quantity
-from ecom_bench.world.tools.policy_answer import AnswerRefused, read_policy_answer
+from ecom_bench.domains.policy.rules import FAMILIES, SLOTS, PolicyQuestion, fmt_quantity
+from ecom_bench.domains.policy.answers import AnswerRefused, read_policy_answer
 
 HELD_OUT = Path(__file__).parent / "data" / "honest_policy_phrasings.json"
 #: One family per kind of answer: the reading depends on the unit and the outcomes, not the topic.
@@ -286,7 +288,7 @@ def test_a_journey_reads_each_policy_answer_against_its_own_question(context):
             break
     else:
         pytest.fail("no journey with a policy request")
-    questions = ep.world.policy_kb.questions
+    questions = ep.world.state(Rulebook).questions
     assert all(questions[t.intent].family == t.goal.family for t in policy)
     assert set(questions) == {t.intent for t in policy}
     result = run_policy(ep, get_policy("journey", "oracle")).result

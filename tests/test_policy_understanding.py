@@ -25,13 +25,14 @@ from pathlib import Path
 import pytest
 
 from ecom_bench.agents import get_policy
+from ecom_bench.envs import get_env
 from ecom_bench.envs.policy.goal import PolicyGoal
 from ecom_bench.envs.policy.questions import RIVALS, read_question
 from ecom_bench.envs.policy.user import NOT_SURE, STILL_WAITING, THANKS, PolicyUser
 from ecom_bench.episode import new_episode
 from ecom_bench.runner import run_policy
 from ecom_bench.users import Disclosure, UserAct, UserMessage
-from ecom_bench.world.policy import SLOTS
+from ecom_bench.domains.policy.rules import SLOTS
 from plain_policy_agent import PlainJourneyHeuristic, PlainPolicyHeuristic
 from policy_dev_phrasings import CHECK_INS, COMPOUND, GENERAL, QUESTIONS, UNRELATED
 
@@ -232,7 +233,7 @@ def test_the_plain_spoken_journey_heuristic_does_as_well_on_its_policy_requests(
                 return sum(done) / len(done)
         raise AssertionError("unreachable")
 
-    slot_words, plain = policy_success(get_policy("journey", "heuristic")), policy_success(PlainJourneyHeuristic())
+    slot_words, plain = policy_success(get_policy("journey", "heuristic")), policy_success(PlainJourneyHeuristic(get_env("journey").chained))
     assert plain >= slot_words - 0.05, f"d={d}: plain {plain:.3f} vs slot words {slot_words:.3f}"
 
 

@@ -58,7 +58,7 @@ def test_rewards_stay_in_range(context, triple, policy):
 
 def test_same_triple_same_task_and_transcript_in_a_fresh_process(context):
     cases = [(env, d, seed) for env, d, seed in
-             zip(ENVS, (1, 4, 7, 10, 13, 15, 2, 9), (17, 2**20, 99, 5, 123456, 8, 31337, 42))]
+             zip(ENVS, (1, 4, 7, 10, 13, 15, 2, 9), (17, 2**20, 99, 5, 123456, 8, 31337, 42), strict=True)]
     here = {f"{e}/{d}/{s}": transcript(context, e, d, s, "heuristic") for e, d, s in cases}
     code = (
         "import json, sys; sys.path.insert(0, 'tests');"

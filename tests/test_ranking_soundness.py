@@ -32,9 +32,9 @@ from ecom_bench.agents.base import get_policy
 from ecom_bench.conversation import calls_since_last_message
 from ecom_bench.catalog.naming import short_name_from_title
 from ecom_bench.envs._ranking import ideal_ranking, requested_k, score_list
-from ecom_bench.envs.discovery.policies import RankingHeuristic, Wants
+from ecom_bench.envs.discovery.agents import RankingHeuristic, Wants
 from ecom_bench.envs.discovery.verifier import verify_discovery
-from ecom_bench.envs.substitution.policies import SubstitutionHeuristic
+from ecom_bench.envs.substitution.agents import SubstitutionHeuristic
 from ecom_bench.episode import new_episode
 from ecom_bench.runner import run_policy
 from ecom_bench.users import UserAct

@@ -35,6 +35,7 @@ from __future__ import annotations
 import pytest
 
 from conftest import examples, long_run, say
+from ecom_bench.domains.orders.book import OrderBook
 from ecom_bench.episode import new_episode
 from ecom_bench.runner import run_policy
 from red_team.bundle_blind import BundleBlind
@@ -99,7 +100,7 @@ def test_a_confirmation_about_any_line_gets_the_customers_own_description(contex
         for slot in list(user.withheld()):
             user._disclosure.reveal(slot)
         target = world.product(goal.product_id)
-        other = next((world.product(ln.product_id) for o in world.orders for ln in o.lines
+        other = next((world.product(ln.product_id) for o in world.state(OrderBook).orders for ln in o.lines
                       if ln.line_id != goal.line_id and (p := world.product(ln.product_id)) is not None
                       and p.leaf_category == target.leaf_category), None)
         if other is None:

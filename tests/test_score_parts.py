@@ -56,8 +56,8 @@ def _flaky():
     class FlakyAPI(ModelAPI):
         """The oracle on four of every five episodes, the give-up agent on the fifth."""
 
-        def __init__(self, model_name, base_url=None, api_key=None, config=GenerateConfig(), **kw):
-            super().__init__(model_name, base_url, api_key, [], config)
+        def __init__(self, model_name, base_url=None, api_key=None, config=None, **kw):
+            super().__init__(model_name, base_url, api_key, [], config or GenerateConfig())
             self.agents = {name: ScriptedModelAPI(name) for name in ("oracle", "answer_now")}
 
         async def generate(self, input, tools, tool_choice, config):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from itertools import product as cartesian
+from itertools import pairwise, product as cartesian
 
 import faiss
 import numpy as np
@@ -147,7 +147,7 @@ def test_scores_descending_and_deterministic(engine, catalog, tmp_path):
     other = SearchEngine(catalog, cache_dir=engine.cache_dir)
     assert ids(other.search("charger", limit=20)) == ids(a)
     # ties are broken by catalogue index
-    for x, y in zip(a, a[1:]):
+    for x, y in pairwise(a):
         if x.score == y.score:
             assert catalog.index_of(x.product.id) < catalog.index_of(y.product.id)
 
@@ -156,7 +156,7 @@ def test_search_batch_matches_search(engine):
     qs = ["voltedge charger", "tank top black", "air fryer bamboo", "keyboard"]
     f = SearchFilters(max_price=50)
     batch = engine.search_batch(qs, filters=f, depth=30, limit=5)
-    for q, hits in zip(qs, batch):
+    for q, hits in zip(qs, batch, strict=True):
         assert ids(hits) == ids(engine.search(q, filters=f, depth=30, limit=5))
     assert engine.search_batch([]) == []
 
@@ -418,9 +418,9 @@ def _name_search_quality(n: int, cache_dir) -> tuple[float, float, float]:
         return got.index(p.id) if p.id in got else 99
 
     names = [p.title.split(",")[0] for p in sample]
-    exact = [rank(p, q) for p, q in zip(sample, names)]
-    one = [rank(p, _typo(q, rng)) for p, q in zip(sample, names)]
-    two = [rank(p, _typo(_typo(q, rng), rng)) for p, q in zip(sample, names)]
+    exact = [rank(p, q) for p, q in zip(sample, names, strict=True)]
+    one = [rank(p, _typo(q, rng)) for p, q in zip(sample, names, strict=True)]
+    two = [rank(p, _typo(_typo(q, rng), rng)) for p, q in zip(sample, names, strict=True)]
     k = len(sample)
     return sum(r < 3 for r in exact) / k, sum(r < 10 for r in one) / k, sum(r < 10 for r in two) / k
 

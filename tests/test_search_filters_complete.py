@@ -30,8 +30,8 @@ from ecom_bench.conversation import tool_results
 from ecom_bench.catalog.search import SearchFilters
 from ecom_bench.world.state import in_stock_mask
 from ecom_bench.envs._ranking import requested_k, satisfaction_matrix
-from ecom_bench.envs.discovery.policies import RankingHeuristic, Wants
-from ecom_bench.envs.substitution.policies import SubstitutionHeuristic
+from ecom_bench.envs.discovery.agents import RankingHeuristic, Wants
+from ecom_bench.envs.substitution.agents import SubstitutionHeuristic
 
 
 def filtered_search(wants: Wants, category: str | None) -> dict[str, Any]:
@@ -241,8 +241,8 @@ def _measure(n: int = 40, levels: tuple[int, ...] = (3, 6, 9, 12)) -> None:
     for env in ENVS:
         for d in levels:
             row = []
-            for name, make in (("heuristic", lambda: get_policy(env, "heuristic")),
-                               ("filter_trusting", lambda: filter_trusting(env))):
+            for name, make in (("heuristic", lambda env=env: get_policy(env, "heuristic")),
+                               ("filter_trusting", lambda env=env: filter_trusting(env))):
                 wins = missed = 0
                 for i in range(n):
                     ep = _episode(context, env, d, i)

@@ -65,11 +65,11 @@ def meets_everything(p: Product, goal, world) -> bool:
     price = buyable_price(p, stated(goal), world)
     if price is None:
         return False
+    checks = {"price": lambda c: price <= c.value, "rating": lambda c: p.rating >= c.value,
+              "ship": lambda c: p.ship_days <= c.value, "brand": lambda c: fold(p.brand) == fold(c.value),
+              "category": lambda c: p.leaf_category == c.value, "attribute": lambda c: True}
     for c in stated(goal):
-        ok = {"price": lambda: price <= c.value, "rating": lambda: p.rating >= c.value,
-              "ship": lambda: p.ship_days <= c.value, "brand": lambda: fold(p.brand) == fold(c.value),
-              "category": lambda: p.leaf_category == c.value, "attribute": lambda: True}[c.kind]()
-        if not ok:
+        if not checks[c.kind](c):
             return False
     return True
 

@@ -4,6 +4,7 @@ request's answer, scripted agents report no token usage."""
 from __future__ import annotations
 
 import json
+from itertools import pairwise
 from typing import Any
 
 from inspect_ai import eval as inspect_eval
@@ -75,11 +76,11 @@ def test_journey_heuristic_hands_a_misrouted_request_on_instead_of_repeating_its
     """Noise hid this bundle request's cue, so a cart answered it; the customer's follow-up names a list
     of things, and the heuristic hands the request to bundle instead of saying "That's done" until the
     customer leaves (pinned before: 50 turns, total -0.59)."""
-    from ecom_bench.envs.journey.policies import DONE_TEXT
+    from ecom_bench.envs.journey.agents import DONE_TEXT
 
     run = run_policy(new_episode("journey", 12, 0, 0, context=context), get_policy("journey", "heuristic"))
     said = [m.text for m in run.messages if m.role == "assistant" and not m.tool_calls]
-    assert all(a != b for a, b in zip(said, said[1:]) if a == DONE_TEXT)
+    assert all(a != b for a, b in pairwise(said) if a == DONE_TEXT)
     tools = [c.name for m in run.messages for c in m.tool_calls]
     assert tools.index("submit_bundle") > tools.index("checkout")
     assert run.result.end_reason == "answered"

@@ -35,7 +35,7 @@ kept small: `LISTING_TOOLS` (zero-argument tools that list what the account hold
 `ACT_TOOLS` (the writes that act on one retrieved item: cart_add, return_initiate), and
 asking the customer to pick among orders (all_variants, for answers naming an order).
 
-E_JOURNEY reuses the journey's delegation (`envs.journey.policies._Delegating`): each
+E_JOURNEY reuses the journey's delegation (`envs.journey.agents._Delegating`): each
 request's part of the conversation is handed to the same strategy for the env that
 `classify_request` reads from the customer's words.
 """
@@ -46,11 +46,11 @@ import json
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import lru_cache, partial
 from typing import Any
 
 from ecom_bench.conversation import AgentAction, EpisodeStatus, Message, ToolCallRequest, tool_results
-from ecom_bench.envs.journey.policies import _Delegating
+from ecom_bench.envs.journey.agents import _Delegating
 
 #: The adversarial strategies, by name (see the module docstring).
 ADVERSARIAL_NAMES: tuple[str, ...] = ("recommend_all", "all_variants", "answer_now", "invent_ids")
@@ -434,8 +434,8 @@ class AllVariants(Adversary):
         if picked is not None and "line_id" in self.final_props and "order_get" in self.tools:
             calls.append(("order_get", {"order_id": picked}))
             if "return_initiate" in self.tools:
-                calls += [("return_initiate", a) for ln in v.lines() if ln["order_id"] == picked
-                          and (a := self.fill("return_initiate", ln))]
+                calls += [("return_initiate", args) for ln in v.lines() if ln["order_id"] == picked
+                          and (args := self.fill("return_initiate", ln))]
         return calls
 
     def message(self, v: View) -> str | None:
@@ -475,8 +475,8 @@ class AnswerNow(Adversary):
         return calls
 
     def finals(self, v: View) -> list[dict[str, Any]]:
-        if self.list_param():
-            return [{self.list_param(): []}]
+        if param := self.list_param():
+            return [{param: []}]
         if not self.final_props:
             return [{}]
         if "answer" in self.final_props:
@@ -558,8 +558,7 @@ def make_adversary(name: str, env: str) -> Any:
 
 
 #: name → factory(env) -> policy; `agents.base.get_policy` falls back to it.
-ADVERSARIAL: dict[str, Callable[[str], Any]] = {n: (lambda env, _n=n: make_adversary(_n, env))
-                                                for n in ADVERSARIAL_NAMES}
+ADVERSARIAL: dict[str, Callable[[str], Any]] = {n: partial(make_adversary, n) for n in ADVERSARIAL_NAMES}
 
 __all__ = ["ADVERSARIAL", "ADVERSARIAL_NAMES", "AllVariants", "AnswerNow", "InventIds", "RecommendAll",
            "make_adversary"]

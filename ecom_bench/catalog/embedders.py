@@ -297,9 +297,7 @@ class SentenceTransformerEmbedder:
                         # surfaces when the task is built, not inside the first sample)
                         raise ValueError(f"embedder model path does not exist: {path!r}")
                     model = SentenceTransformer(path, device=self.device, local_files_only=True)
-                    get_dim = getattr(model, "get_embedding_dimension", None) or getattr(
-                        model, "get_sentence_embedding_dimension"
-                    )
+                    get_dim = getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension
                     dim = get_dim()
                     if dim is None:
                         dim = int(model.encode(["dimension probe"], convert_to_numpy=True).shape[1])

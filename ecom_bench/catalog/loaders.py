@@ -329,6 +329,7 @@ class _Mapper:
     def __init__(self, columns: Sequence[str], missing_price: str | float) -> None:
         self.native = set(NATIVE_COLUMNS) <= set(columns) and len(set(columns)) == len(NATIVE_COLUMNS)
         self.missing_price = missing_price
+        self.cols: dict[str, str | None]  # field -> the column that holds it (None: no such column)
         if self.native:
             self.cols = {f: f for f in NATIVE_COLUMNS}
         else:

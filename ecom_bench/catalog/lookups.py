@@ -113,7 +113,8 @@ def _build(catalog: Catalog) -> CatalogLookups:
         assert len(column) == len(catalog)
     catalog.offering("", "")
     n = len(catalog)
-    per_product = np.diff(np.asarray(catalog.variant_offsets, dtype=np.int64))
+    offsets = np.asarray(catalog.variant_offsets, dtype=np.int64)
+    per_product = offsets[1:] - offsets[:-1]
     has_variants = per_product > 0
     # in stock: any variant with stock when the product has variants, else the product's own stock
     variant_stocked = catalog.variant_stocks > 0
@@ -126,7 +127,7 @@ def _build(catalog: Catalog) -> CatalogLookups:
     # variants whose id is not "<owner's id>-<suffix>" go in a (usually empty) dict
     heads = pc.replace_substring_regex(variant_ids, r"-[^-]*$", "")
     odd = np.flatnonzero(~np.asarray(pc.fill_null(pc.equal(heads, catalog.ids.take(pa.array(owners))), False)))
-    odd_variant_rows = dict(zip(variant_ids.take(pa.array(odd)).to_pylist(), owners[odd].tolist()))
+    odd_variant_rows = dict(zip(variant_ids.take(pa.array(odd)).to_pylist(), owners[odd].tolist(), strict=True))
     brands = pc.dictionary_encode(_column(catalog, "brand"))
     brand_code = np.asarray(brands.indices, dtype=np.int64)
     leaf_rows = dict(sorted(catalog.leaf_rows.items()))

@@ -165,9 +165,9 @@ def catalogue_name(catalog: Catalog, product: Product) -> str:
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    rows = catalog.leaf_rows.get(product.leaf_category)
-    rows = rows[rows != catalog.index_of(product.id)] if rows is not None else []
-    if not len(rows):
+    leaf = catalog.leaf_rows.get(product.leaf_category)
+    rows = leaf[leaf != catalog.index_of(product.id)] if leaf is not None else None
+    if rows is None or not len(rows):
         return name_forms(product)[0]
     first = name_tokens(name_forms(product)[0])[:1]
     if not first:
@@ -351,7 +351,8 @@ def _inflect() -> Any:
     import typeguard
 
     instrument = typeguard.typechecked
-    typeguard.typechecked = lambda target=None, **_: target if target is not None else (lambda t: t)
+    # a pass-through stand-in for the decorator (restored below), not its overloaded signature
+    typeguard.typechecked = lambda target=None, **_: target if target is not None else (lambda t: t)  # type: ignore[assignment]
     try:
         return importlib.import_module("inflect").engine()
     finally:

@@ -69,7 +69,7 @@ class Prescan:
         self.xb = xb
         #: what owns `xb`'s memory when it is a view of a FAISS index's storage (kept alive with it)
         self.owner = owner
-        self.n, self.d = xb.shape
+        self.n, self.d = int(xb.shape[0]), int(xb.shape[1])
         self.nfull = self.n // BLOCK  # complete blocks; rows after nfull·BLOCK are the tail
         self.blocks = xb[: self.nfull * BLOCK].reshape(self.nfull, BLOCK, self.d)
         self.sq = faiss.IndexScalarQuantizer(self.d, faiss.ScalarQuantizer.QT_fp16, faiss.METRIC_INNER_PRODUCT)

@@ -33,7 +33,7 @@ import uuid
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, TypeVar
 
 # faiss's OpenMP threads spin while they wait for work; on a shared machine the spinning takes
 # the cores the other thread needs (a 2M IVF build: 25 s wall on 2 spinning threads, 11 s
@@ -179,7 +179,10 @@ def _train_rows(n: int, nlist: int, seed: int) -> np.ndarray:
     return np.sort(np.random.default_rng(seed).choice(n, size=n_train, replace=False))
 
 
-def _finish(index: faiss.Index) -> faiss.Index:
+_I = TypeVar("_I", bound=faiss.Index)
+
+
+def _finish(index: _I) -> _I:
     if isinstance(index, faiss.IndexIVF):
         index.nprobe = min(IVF_NPROBE, index.nlist)
         index.make_direct_map()
@@ -351,7 +354,7 @@ class VectorIndex:
             return np.array(self.exact[int(i)], dtype=np.float32)
         return _reconstruct(self.index, i)
 
-    def vectors(self, rows: Sequence[int]) -> np.ndarray:
+    def vectors(self, rows: Sequence[int] | np.ndarray) -> np.ndarray:
         """(len(rows), d) copies of the rows' vectors: one gather from a flat index's storage."""
         xb = self._flat_view()
         if xb is not None:
@@ -449,13 +452,13 @@ def embed_to_file(texts: pa.Array, embedder: Embedder, path: Path, *, batch_size
                       delay=0.0) as bar, open(path, "r+b") as f:
             bar.update(done)
             for s in range(done, n, chunk):
-                e = min(n, s + chunk)
+                end = min(n, s + chunk)
                 f.seek(offset + s * d * 4)
-                f.write(enc(texts[s:e].to_pylist()).tobytes())
+                f.write(enc(texts[s:end].to_pylist()).tobytes())
                 f.flush()
                 os.fsync(f.fileno())  # the rows are on disk before `.rows` says so
-                rows_path.write_text(str(e))
-                bar.update(e - s)
+                rows_path.write_text(str(end))
+                bar.update(end - s)
     if rows_path.exists():
         rows_path.unlink()
     return np.load(path, mmap_mode="r")
@@ -521,8 +524,11 @@ def recall_queries(catalog: Catalog, embedder: Embedder, n: int = _RECALL_QUERIE
 def tune_nprobe(vi: VectorIndex, queries: np.ndarray, target: float = IVF_TARGET_RECALL) -> tuple[int, float]:
     """The smallest nprobe of the ladder whose recall@10 reaches `target` (else the largest
     tried), set on the index; returns (nprobe, recall)."""
-    index = vi.index
-    truth = _exact_top(vi._flat_view(), queries, 10)
+    index = _ivf(vi.index)
+    exact = vi._flat_view()
+    if exact is None:
+        raise ValueError("tuning nprobe needs the index's exact vectors")
+    truth = _exact_top(exact, queries, 10)
     recall = 0.0
     for nprobe in _NPROBE_LADDER:
         index.nprobe = min(nprobe, index.nlist)
@@ -532,9 +538,16 @@ def tune_nprobe(vi: VectorIndex, queries: np.ndarray, target: float = IVF_TARGET
     return int(index.nprobe), recall
 
 
-def _build_ivf(vectors: np.ndarray, seed: int, chunk: int = _EMBED_CHUNK) -> faiss.Index:
+def _ivf(index: faiss.Index) -> faiss.IndexIVF:
+    """The index as the IVF index it must be (nprobe, nlist)."""
+    if not isinstance(index, faiss.IndexIVF):
+        raise TypeError(f"expected an IVF index, got {type(index).__name__}")
+    return index
+
+
+def _build_ivf(vectors: np.ndarray, seed: int, chunk: int = _EMBED_CHUNK) -> faiss.IndexIVF:
     n, d = vectors.shape
-    index = _new_index(d, n, "ivf", seed)
+    index = _ivf(_new_index(d, n, "ivf", seed))
     rows = _train_rows(n, index.nlist, seed)
     with progress(total=2 * n, desc=f"Building the IVF index over {n:,} vectors", unit="vector",
                   delay=0.0) as bar, build_threads():
@@ -594,7 +607,7 @@ def _load_or_build_ivf(catalog: Catalog, embedder: Embedder, path: Path | None, 
         tmp = Path(tempfile.mkdtemp(prefix="ecom-bench-vectors-"))
         exact = embed_to_file(catalog.search_texts(), embedder, tmp / "vectors.npy", batch_size=batch_size)
         vi = VectorIndex(_finish(_build_ivf(exact, 1234)), "ivf", None, from_cache=False, exact=exact)
-        vi.index.nprobe, vi.recall_at_10 = tune_nprobe(vi, recall_queries(catalog, embedder))
+        _, vi.recall_at_10 = tune_nprobe(vi, recall_queries(catalog, embedder))  # sets the index's nprobe
         return vi
     vec_path, meta_path = _sidecar(path, ".vectors.npy"), _sidecar(path, ".json")
     if path.exists() and vec_path.exists() and meta_path.exists() and not vec_path.with_name(
@@ -607,20 +620,21 @@ def _load_or_build_ivf(catalog: Catalog, embedder: Embedder, path: Path | None, 
         except Exception as e:  # noqa: BLE001 - any unreadable piece is rebuilt
             reason = f"unreadable: {e}"
         if reason is None:
-            index = _finish(index)
-            index.nprobe = min(int(meta["nprobe"]), index.nlist)
-            return VectorIndex(index, "ivf", path, from_cache=True, exact=exact,
+            ivf = _finish(_ivf(index))
+            ivf.nprobe = min(int(meta["nprobe"]), ivf.nlist)
+            return VectorIndex(ivf, "ivf", path, from_cache=True, exact=exact,
                                recall_at_10=float(meta["recall_at_10"]))
         log.warning("search index cache %s is stale (%s); rebuilding", path, reason)
     exact = embed_to_file(catalog.search_texts(), embedder, vec_path, batch_size=batch_size)
-    vi = VectorIndex(_finish(_build_ivf(exact, 1234)), "ivf", path, from_cache=False, exact=exact)
+    ivf = _finish(_build_ivf(exact, 1234))
+    vi = VectorIndex(ivf, "ivf", path, from_cache=False, exact=exact)
     nprobe, recall = tune_nprobe(vi, recall_queries(catalog, embedder))
     vi.recall_at_10 = recall
     pa.default_memory_pool().release_unused()  # the texts' pages back to the system
     try:
         _write_atomic(vi.index, path)
         tmp_meta = meta_path.with_name(f".{meta_path.name}.{os.getpid()}.tmp")
-        tmp_meta.write_text(json.dumps({"nprobe": nprobe, "recall_at_10": recall, "nlist": int(vi.index.nlist),
+        tmp_meta.write_text(json.dumps({"nprobe": nprobe, "recall_at_10": recall, "nlist": int(ivf.nlist),
                                         "target_recall": IVF_TARGET_RECALL}))
         os.replace(tmp_meta, meta_path)
     except OSError as e:

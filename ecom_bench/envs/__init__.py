@@ -1,7 +1,7 @@
 """The environment registry: `register_env` adds one, `get_env(name)` is what every front reads.
 
 Each built-in environment lives in its own package (`ecom_bench/envs/<name>/`: goal,
-generator, user, verifier, policies) and is imported on first use, so a process that
+generator, user, verifier, agents) and is imported on first use, so a process that
 only runs the cart pays for nothing else. An environment from elsewhere is registered
 with `register_env(MyEnv)`, or by an installed package through the `ecom_bench.envs`
 entry-point group, and then runs through every front like a built-in one.

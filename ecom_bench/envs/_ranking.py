@@ -38,8 +38,8 @@ oracle and random agents, which play both envs the same way.
   and meets every constraint, and the list has k picks (or every product that
   qualifies, when fewer do). Ranking lives only in r_task (the nDCG term): the hidden
   persona's order is never told, so no success threshold on nDCG could be earned by
-  asking, and the old nDCG@k >= 0.6 condition was vacuous (every valid list met it:
-  a right product's relevance is at least half the best one's).
+  asking, and a condition such as nDCG@k >= 0.6 would be vacuous (every valid list meets
+  it: a right product's relevance is at least half the best one's).
 """
 
 from __future__ import annotations
@@ -380,8 +380,15 @@ def persona_utility(weights: dict[str, float], catalog: Catalog, rows: np.ndarra
 class RankingGoal(Protocol):
     """What both envs' hidden goals provide to the shared scoring."""
 
-    k: int
-    reference_id: str  # the product similarity is measured to (E_PD target, E_SUB original)
+    @property
+    def k(self) -> int:
+        """How many products the customer asked for (the list's cut-off)."""
+        ...
+
+    @property
+    def reference_id(self) -> str:
+        """The product similarity is measured to (E_PD target, E_SUB original)."""
+        ...
 
     @property
     def requirements(self) -> tuple[Constraint, ...]:
@@ -442,7 +449,7 @@ def graded(goal: RankingGoal, world: World, ids: list[str]) -> dict[str, dict[st
     stocked = in_stock_as_bought(world, purchase_pins(goal), rows)
     return {pid: {"s": float(s[r]), "meets_all": bool(np.all(sat[r] == 1.0)), "gate": bool(gate[r]),
                   "in_stock": bool(stocked[r]), "base": float(base[r]),
-                  "violated": [c for c, x in zip(goal.requirements, sat[r]) if x < 1.0]}
+                  "violated": [c for c, x in zip(goal.requirements, sat[r], strict=True) if x < 1.0]}
             for r, (pid, _) in enumerate(found)}
 
 

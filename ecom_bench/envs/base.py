@@ -7,7 +7,7 @@ it with `ecom_bench.register_env`; every front (core runner, Inspect task, train
 journey, CLI) reads the registry, so nothing else has to change.
 
 An environment contributes a `SubTask` (hidden goal, persona, user simulator) to a
-`World` it populates (orders, policies, stock-outs, ...). `build` writes into a world
+`World` it populates (orders, policy rules, stock-outs, ...). `build` writes into a world
 it is given, so E_JOURNEY can chain several environments over one world; `generate`
 is the atomic case: a fresh world plus one sub-task. `verify` reads the same
 world the tools acted on, and the answers the agent gave for that sub-task's intent.
@@ -17,13 +17,15 @@ Nothing is rebuilt a second way (docs/design.md §Upstream pitfalls, 3).
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from ecom_bench._seeding import derive_seed
 from ecom_bench.catalog import Catalog
+from ecom_bench.conversation import Policy
 from ecom_bench.difficulty import Difficulty
+from ecom_bench.domains import DOMAIN_STATES
 from ecom_bench.users import UserSimulator
 from ecom_bench.world import World
 from ecom_bench.world.state import FinalAnswer
@@ -126,9 +128,10 @@ class JourneyRole:
 
 
 def new_world(context: EnvContext, env: str, seed: int, difficulty: Difficulty) -> World:
-    """An empty world over the shared catalogue, seeded for this episode."""
+    """An empty world over the shared catalogue, seeded for this episode, with every built-in
+    domain's state (empty: every snapshot reports the same keys, whichever env fills them)."""
     return World(catalog=context.catalog, difficulty=difficulty, seed=derive_seed(f"{env}-world", seed, difficulty.level),
-                 search_engine=context.search_engine)
+                 search_engine=context.search_engine, domains={kind: kind() for kind in DOMAIN_STATES})
 
 
 class Environment(ABC):
@@ -154,7 +157,7 @@ class Environment(ABC):
     instructions: ClassVar[str]
     #: Scripted agents by name, as factories of a `Policy` ("oracle" reads the hidden goal; the
     #: others must not).
-    policies: ClassVar[dict[str, Callable[[], Any]]]
+    policies: ClassVar[Mapping[str, Callable[[], Policy]]]
     #: The env's own difficulty axes (the 12 shared ones are `Difficulty`'s).
     axes: ClassVar[tuple[EnvAxis, ...]] = ()
     #: How its requests join a journey; None: never part of one.

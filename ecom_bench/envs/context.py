@@ -72,7 +72,7 @@ def load_context(spec: CatalogSpec | None = None, embedder: str = DEFAULT_EMBEDD
 
             emb = get_embedder(embedder)
             try:
-                emb.dim  # loads a sentence-transformers model now: a missing one fails before any sample
+                _ = emb.dim  # loads a sentence-transformers model now: a missing one fails before any sample
             except OSError as e:  # Hugging Face's "not found / not cached" errors do not name the model
                 raise ValueError(f"embedder {embedder!r} could not be loaded: {e}") from e
             if spec.source == DEFAULT_CATALOG:

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from ecom_bench.leaderboard.config import describe
 from ecom_bench.leaderboard.frontier import BOOTSTRAP_RESAMPLES
 from ecom_bench.leaderboard.report import by_difficulty, leaderboard_rows, to_frame, to_markdown
 from ecom_bench.leaderboard.results import Episodes, read_episodes
@@ -21,18 +23,22 @@ class LeaderboardFiles:
 
 
 def build_leaderboard(log_dir: str | Path, out_dir: str | Path | None = None,
-                      resamples: int = BOOTSTRAP_RESAMPLES, plots: bool = True) -> LeaderboardFiles:
-    """Everything `ecom-bench leaderboard` writes; `out_dir` defaults to `<log_dir>/leaderboard`."""
-    episodes = read_episodes(log_dir)
+                      resamples: int = BOOTSTRAP_RESAMPLES, plots: bool = True,
+                      config: Mapping[str, str] | None = None) -> LeaderboardFiles:
+    """Everything `ecom-bench leaderboard` writes; `out_dir` defaults to `<log_dir>/leaderboard`.
+
+    `config` selects one configuration where the logs hold several (`results.read_episodes`).
+    """
+    episodes = read_episodes(log_dir, config)
     out = Path(out_dir) if out_dir is not None else Path(log_dir) / "leaderboard"
     out.mkdir(parents=True, exist_ok=True)
     rows = leaderboard_rows(episodes.table, resamples=resamples)
     points = by_difficulty(episodes.table)
-    markdown = to_markdown(rows)
+    markdown = f"Configuration: {describe(episodes.config)}\n\n{to_markdown(rows)}"
     markdown_path = out / "leaderboard.md"
     markdown_path.write_text(markdown + "\n")
     table_csv, points_csv = out / "leaderboard.csv", out / "by_difficulty.csv"
-    to_frame(rows).to_csv(table_csv, index=False)
+    to_frame(rows).assign(**dict(episodes.config)).to_csv(table_csv, index=False)  # the settings beside every row
     points.to_csv(points_csv, index=False)
     written: tuple[Path, ...] = ()
     if plots:

@@ -28,7 +28,7 @@ def success_vs_difficulty(points: pd.DataFrame, rows: list[Row], path: Path) -> 
     step = float(np.diff(sorted(points["difficulty"].unique())).min()) if points["difficulty"].nunique() > 1 else 1.0
     # a small horizontal offset per model, so that lines at the same success do not hide each other
     offsets = {m: (i - (len(models) - 1) / 2) * 0.04 * step for i, m in enumerate(models)}
-    for ax, env in zip(axes.flat, envs):
+    for ax, env in zip(axes.flat, envs, strict=False):  # a full grid may have spare axes
         for model in models:
             pts = points[(points["env"] == env) & (points["model"] == model)].sort_values("difficulty")
             if pts.empty:

@@ -8,7 +8,11 @@ back with `inspect_ai.analysis`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import inspect
+import os
+import sys
+from dataclasses import dataclass, field
+from typing import Any
 
 from inspect_ai import eval_set
 from inspect_ai.log import EvalLog
@@ -17,10 +21,19 @@ from ecom_bench import tasks
 from ecom_bench.difficulty import validate_level
 from ecom_bench.envs import resolve_envs
 from ecom_bench.envs.context import DEFAULT_CATALOG_SIZE
+from ecom_bench.tasks._builder import reject_unknown_params
+
+#: Task parameters the sweep sets from its own options (a `-T` for them would contradict one).
+SWEEP_TASK_ARGS = {"difficulty": "--difficulties", "samples": "--samples", "seed": "--seed", "catalog": "--catalog",
+                   "catalog_size": "--catalog-size"}
 
 
 def parse_difficulties(text: str) -> list[int]:
-    """`0:12:3` (start:stop:step, stop included), `0:12` (step 1), `0,6,12` or `6`."""
+    """`0:12:3` (start:stop:step), `0:12` (step 1), `0,6,12` or `6`.
+
+    The stop is always included, also where the step does not land on it: `0:12:5` is
+    0, 5, 10, 12, so a grid reaches the difficulty it names.
+    """
     text = text.strip()
     try:
         if ":" in text:
@@ -31,6 +44,8 @@ def parse_difficulties(text: str) -> list[int]:
             if step < 1 or stop < start:
                 raise ValueError
             levels = list(range(start, stop + 1, step))
+            if levels[-1] != stop:
+                levels.append(stop)
         else:
             levels = [int(p) for p in text.split(",")]
     except ValueError:
@@ -43,6 +58,43 @@ def parse_difficulties(text: str) -> list[int]:
     return levels
 
 
+def _scalar(text: str) -> bool | int | float | str:
+    """A `-T`/`-M` value as Inspect's `-T` reads it: true/false, an integer, a decimal, else the text."""
+    text = text.strip()
+    if text.lower() in ("true", "false"):
+        return text.lower() == "true"
+    for number in (int, float):
+        try:
+            return number(text)
+        except ValueError:
+            pass
+    return text
+
+
+def parse_key_values(pairs: list[str], flag: str) -> dict[str, Any]:
+    """Repeated `-T key=value` / `-M key=value` as a dict; unlike Inspect's `-M`, a comma stays in the
+    value (`-M stop=a,b` is the text "a,b"), so give each key its own flag."""
+    out: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, text = pair.partition("=")
+        key = key.strip().replace("-", "_")
+        if not sep or not key:
+            raise ValueError(f"{flag} takes KEY=VALUE, got {pair!r}")
+        if key in out:
+            raise ValueError(f"{flag} {key} is given twice")
+        out[key] = _scalar(text)
+    return out
+
+
+@dataclass(frozen=True)
+class ModelOptions:
+    """How the models are called: Inspect's model args and generation settings, passed to `eval_set`."""
+
+    model_args: dict[str, Any] = field(default_factory=dict)
+    model_base_url: str | None = None
+    generate: dict[str, Any] = field(default_factory=dict)  # GenerateConfig fields: temperature, max_tokens, ...
+
+
 @dataclass(frozen=True)
 class SweepGrid:
     models: tuple[str, ...]
@@ -53,14 +105,26 @@ class SweepGrid:
     seed: int = 0
     catalog: str = "synthetic"
     catalog_size: int = DEFAULT_CATALOG_SIZE
+    task_args: dict[str, Any] = field(default_factory=dict)  # the other task parameters (strict, embedder, ...)
 
     @property
     def tasks(self) -> int:
         return len(self.envs) * len(self.difficulties) * len(self.models)
 
 
+def _check_task_args(envs: tuple[str, ...], task_args: dict[str, Any]) -> None:
+    for name, option in SWEEP_TASK_ARGS.items():
+        if name in task_args:
+            raise ValueError(f"-T {name}: the sweep sets it with {option}")
+    for env in envs:
+        task_fn = getattr(tasks, env)
+        taken = {n for n, p in inspect.signature(task_fn).parameters.items() if p.kind is not p.VAR_KEYWORD}
+        reject_unknown_params(env, {k: v for k, v in task_args.items() if k not in taken}, task_fn)
+
+
 def make_grid(models: list[str], envs: str, difficulties: str, samples: int, epochs: int = 1, seed: int = 0,
-              catalog: str = "synthetic", catalog_size: int = DEFAULT_CATALOG_SIZE) -> SweepGrid:
+              catalog: str = "synthetic", catalog_size: int = DEFAULT_CATALOG_SIZE,
+              task_args: dict[str, Any] | None = None) -> SweepGrid:
     """Validate everything before any catalogue loads or model is called."""
     if not models:
         raise ValueError("sweep needs at least one --model (e.g. --model ecom/heuristic)")
@@ -69,15 +133,35 @@ def make_grid(models: list[str], envs: str, difficulties: str, samples: int, epo
     for name, value in (("samples", samples), ("epochs", epochs)):
         if value < 1:
             raise ValueError(f"{name} must be an integer >= 1, got {value}")
-    return SweepGrid(tuple(models), resolve_envs(envs), tuple(parse_difficulties(difficulties)), samples, epochs,
-                     seed, catalog, catalog_size)
+    env_names = resolve_envs(envs)
+    _check_task_args(env_names, task_args or {})
+    return SweepGrid(tuple(models), env_names, tuple(parse_difficulties(difficulties)), samples, epochs,
+                     seed, catalog, catalog_size, dict(task_args or {}))
+
+
+def default_display() -> str | None:
+    """Inspect's live display on a terminal (or `INSPECT_DISPLAY`), one line per task otherwise."""
+    if os.environ.get("INSPECT_DISPLAY"):
+        return None
+    return "full" if sys.stdout.isatty() else "lines"
 
 
 def run_sweep(grid: SweepGrid, log_dir: str, max_tasks: int | None = None, display: str | None = None,
-              **eval_options: object) -> tuple[bool, list[EvalLog]]:
-    """Run (or complete) the grid as an Inspect eval set under `log_dir`."""
+              model: ModelOptions | None = None, **eval_options: Any) -> tuple[bool, list[EvalLog]]:
+    """Run (or complete) the grid as an Inspect eval set under `log_dir`.
+
+    `display="lines"` runs Inspect silently and prints one line per finished task (`progress.py`).
+    """
+    model = model or ModelOptions()
     task_list = [getattr(tasks, env)(difficulty=d, samples=grid.samples, seed=grid.seed, catalog=grid.catalog,
-                                     catalog_size=grid.catalog_size)
+                                     catalog_size=grid.catalog_size, **grid.task_args)
                  for env in grid.envs for d in grid.difficulties]
-    return eval_set(task_list, log_dir=log_dir, model=list(grid.models), epochs=grid.epochs, max_tasks=max_tasks,
-                    display=display, **eval_options)  # type: ignore[arg-type]
+    options: dict[str, Any] = dict(log_dir=log_dir, model=list(grid.models), epochs=grid.epochs, max_tasks=max_tasks,
+                                   model_args=model.model_args, model_base_url=model.model_base_url,
+                                   **model.generate, **eval_options)
+    if display != "lines":
+        return eval_set(task_list, display=display, **options)  # type: ignore[arg-type]
+    from ecom_bench.leaderboard.progress import task_lines  # registers its Inspect hook
+
+    with task_lines(grid.tasks):
+        return eval_set(task_list, display="none", **options)

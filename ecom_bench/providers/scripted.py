@@ -43,8 +43,8 @@ class ScriptedModelAPI(ModelAPI):
     """One provider hosts every scripted policy; the policy is the model name."""
 
     def __init__(self, model_name: str, base_url: str | None = None, api_key: str | None = None,
-                 config: GenerateConfig = GenerateConfig(), **model_args: Any) -> None:
-        super().__init__(model_name, base_url, api_key, [], config)
+                 config: GenerateConfig | None = None, **model_args: Any) -> None:
+        super().__init__(model_name, base_url, api_key, [], config or GenerateConfig())
         with input_errors():  # the message alone, not a traceback
             if model_name not in POLICIES:
                 raise ValueError(f"unknown scripted model 'ecom/{model_name}'; available: "

@@ -28,6 +28,10 @@ from ecom_bench.tasks._solver import customer_conversation
 DEFAULT_SAMPLES = 100
 #: A hard ceiling on messages per sample; the episode's own budgets end it first.
 MESSAGE_LIMIT = 400
+#: The customer simulator the tasks run (recorded in each log, so leaderboards keep other users apart).
+USER_SIMULATOR = "template"
+#: Bumped when a change to the tasks makes earlier logs incomparable (recorded as Inspect's task version).
+TASK_VERSION = 1
 
 
 def _int_param(name: str, value: Any, minimum: int) -> int:
@@ -101,6 +105,7 @@ def build_task(env_name: str, *, difficulty: Any = 0, samples: Any = DEFAULT_SAM
     strict = _bool_param("strict", strict)
     size = _int_param("catalog_size", catalog_size, MIN_CATALOG_SIZE)
     spec = CatalogSpec(str(catalog), size, _int_param("catalog_seed", catalog_seed, 0)).validate()
+    env_names: tuple[str, ...]
     if envs is None:
         env_names, title = (env_name,), get_env(env_name).title
     else:
@@ -114,10 +119,11 @@ def build_task(env_name: str, *, difficulty: Any = 0, samples: Any = DEFAULT_SAM
         message_limit=MESSAGE_LIMIT,
         # Leaderboards rank by the mean composite reward; success (pass^k, pass@k) is beside it.
         headline_metric=HeadlineMetric(scorer="total", metric="mean"),
-        version=1,
+        version=TASK_VERSION,
         metadata={"env": env_name, "envs": list(env_names), "title": title, "difficulty": d, "seed": seed,
-                  "strict": strict, "catalog": spec.source,
+                  "strict": strict, "catalog": spec.source, "catalog_size": spec.size, "catalog_seed": spec.seed,
                   "catalog_products": len(load_context(spec, embedder).catalog), "embedder": embedder,
+                  "user": USER_SIMULATOR,
                   "ecom_bench_version": __version__, "axes": Difficulty.from_level(d).to_dict(),
                   "env_axes": {name: get_env(name).axis_values(d) for name in env_names}},
     )

@@ -34,7 +34,7 @@ from ecom_bench.envs.context import CatalogSpec, load_context
 from ecom_bench.episode import Episode, new_episode
 from ecom_bench.scorers._store import EpisodeStore, LiveSample, live_sample, write_episode
 from ecom_bench.tasks import _prebuilt
-from ecom_bench.tools import episode_tools
+from ecom_bench.tasks._tools import episode_tools
 
 #: Longest tool error the model reads back (an argument-schema error can quote a 1 MB value).
 MAX_TOOL_ERROR_CHARS = 2000

@@ -50,7 +50,9 @@ def _loads(text: str) -> Any:
 def _blocks(text: str, open_tag: str, close_tag: str) -> tuple[list[str], str, str | None]:
     """(bodies of closed open..close blocks, the text outside them, the tail after an unclosed
     open tag or None), in one left-to-right pass."""
-    bodies, outside, i = [], [], 0
+    bodies: list[str] = []
+    outside: list[str] = []
+    i = 0
     while (start := text.find(open_tag, i)) >= 0:
         end = text.find(close_tag, start + len(open_tag))
         outside.append(text[i:start])
@@ -85,7 +87,8 @@ def _call(obj: Any, index: int) -> ToolCallRequest:
     """One call object ({"name", "arguments"} or OpenAI's {"id", "function": {...}})."""
     if not isinstance(obj, dict):
         return _bad(f"a tool call must be a JSON object, got {_quote(json.dumps(obj))}", index)
-    call_id = obj.get("id") if isinstance(obj.get("id"), str) and obj.get("id") else f"call-{index}"
+    given_id = obj.get("id")
+    call_id = given_id if isinstance(given_id, str) and given_id else f"call-{index}"
     body = obj["function"] if isinstance(obj.get("function"), dict) else obj
     name = body.get("name")
     if not isinstance(name, str) or not name:
@@ -139,8 +142,8 @@ def parse_text(text: str) -> AgentAction:
         if unclosed is not None:
             calls.append(_bad(f"an unclosed <tool_call>: {_quote(unclosed)}", len(calls)))
         return AgentAction(rest.strip(), tuple(calls))
-    if (calls := _calls_from_json(visible)) is not None:
-        return AgentAction("", calls)
+    if (json_calls := _calls_from_json(visible)) is not None:
+        return AgentAction("", json_calls)
     return AgentAction(visible.strip())
 
 
@@ -154,7 +157,7 @@ def _content_text(content: Any) -> str:
             raise TypeError(f"an action's content parts must be text, got {', '.join(sorted(map(str, kinds)))}")
         texts = [part.get("text") for part in content]
         if all(isinstance(t, str) for t in texts):
-            return "".join(texts)  # type: ignore[arg-type]
+            return "".join(texts)
     raise TypeError("an action's content must be a string or a list of text parts "
                     f"{{'type': 'text', 'text': ...}}, got {type(content).__name__}")
 

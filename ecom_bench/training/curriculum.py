@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from ecom_bench.difficulty import validate_level
 from ecom_bench.envs import resolve_envs
@@ -125,6 +125,19 @@ class AdaptiveCurriculum:
         return f"AdaptiveCurriculum({self.config}, {windows or 'no episodes yet'})"
 
 
+class Curriculum(Protocol):
+    """What a sampler asks of a curriculum: an `AdaptiveCurriculum`, or a proxy to a shared one
+    (a Ray actor's, an OpenEnv server's)."""
+
+    def window(self, env: str) -> tuple[int, int]:
+        """The difficulty window [low, high] of `env`."""
+        ...
+
+    def record(self, env: str, level: int, success: bool) -> object:
+        """Count one finished episode."""
+        ...
+
+
 @dataclass
 class TaskSampler:
     """What the next episode is: an env drawn uniformly from `envs` (an env, a collection C1..C8
@@ -132,7 +145,7 @@ class TaskSampler:
 
     envs: str | tuple[str, ...] = "cart"
     difficulty: int | str = 0
-    curriculum: AdaptiveCurriculum | Any | None = None  # anything with window(env) and record(env, d, success)
+    curriculum: Curriculum | None = None  # the adaptive difficulty's (default: a fresh AdaptiveCurriculum)
     names: tuple[str, ...] = field(init=False)
 
     def __post_init__(self) -> None:
@@ -156,9 +169,15 @@ class TaskSampler:
             return env, int(self.difficulty)
         # Only `window` and `record` are asked of the curriculum, so a shared one (a Ray actor's
         # handle, say) works here too; the draw stays with this sampler's seeded rng.
-        low, high = self.curriculum.window(env)
+        low, high = self._curriculum.window(env)
         return env, int(rng.integers(low, high + 1))
 
     def record(self, env: str, level: int, success: bool) -> None:
         if self.adaptive:
-            self.curriculum.record(env, level, success)
+            self._curriculum.record(env, level, success)
+
+    @property
+    def _curriculum(self) -> Curriculum:
+        if self.curriculum is None:
+            raise ValueError("a sampler with a fixed difficulty has no curriculum")
+        return self.curriculum

@@ -245,6 +245,7 @@ class EpisodeWorker:
             done = terminated or truncated
         sampler.record(task.env, level, bool(info["success"]))
         episode = env.episode
+        assert episode is not None  # reset() made it
         return EpisodeRecord(
             index=task.index, env=task.env, difficulty=level, seed=seed, sample=task.sample,
             success=bool(info["success"]), reward=float(episode.result().reward.total),
@@ -253,8 +254,8 @@ class EpisodeWorker:
             messages=env.messages() if transcript else None)
 
     def _act(self, policy: Callable[..., Any], task: PlannedEpisode, level: int) -> AgentAction:
-        where = (f"episode {task.index} (env {task.env}, d {level}, sample {task.sample}), "
-                 f"step {self.env.episode.steps + 1}")
+        steps = self.env.episode.steps if self.env.episode is not None else 0
+        where = f"episode {task.index} (env {task.env}, d {level}, sample {task.sample}), step {steps + 1}"
         try:
             action = policy(self.env.messages(), self.env.tools)
         except Exception as e:  # the user's code: report it by episode, without a worker traceback

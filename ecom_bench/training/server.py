@@ -271,20 +271,20 @@ def create_server_app(envs: str = "C8", difficulty: int | str = 6, *, max_sessio
 def _harden(app: FastAPI) -> None:
     """4xx with one readable line for every bad request; a cap on body sizes."""
 
+    @app.exception_handler(RequestError)
     async def refused(request: Request, exc: RequestError) -> JSONResponse:
         return JSONResponse({"detail": str(exc)}, status_code=exc.status)
 
+    @app.exception_handler(RequestValidationError)
     async def invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
         return JSONResponse({"detail": readable(exc.errors())}, status_code=422)
 
+    @app.exception_handler(HTTPException)
     async def http_error(request: Request, exc: HTTPException) -> JSONResponse:
         # openenv raises HTTPException(422, detail=pydantic errors) for a bad action
         return JSONResponse({"detail": readable(exc.detail)}, status_code=exc.status_code,
                             headers=getattr(exc, "headers", None))
 
-    app.add_exception_handler(RequestError, refused)
-    app.add_exception_handler(RequestValidationError, invalid)
-    app.add_exception_handler(HTTPException, http_error)
     app.add_middleware(_RequestGuard, limit=MAX_REQUEST_BYTES)
     app.add_middleware(_WebSocketGuard)
 
@@ -332,7 +332,7 @@ class _RequestGuard:
             return await self.app(scope, receive, send)
         declared = dict(scope.get("headers", ())).get(b"content-length")
         if declared is not None and (not declared.isdigit() or int(declared) > self.limit):
-            return await self._too_large(send)
+            return await self._too_large(receive, send)
         body, more = bytearray(), True
         while more:
             message = await receive()
@@ -341,10 +341,10 @@ class _RequestGuard:
             body += message.get("body", b"")
             more = message.get("more_body", False)
             if len(body) > self.limit:
-                return await self._too_large(send)
+                return await self._too_large(receive, send)
         if scope.get("method") == "POST" and (refused := _refusal(scope.get("path", ""), bytes(body))):
             status, answer = refused
-            return await JSONResponse(answer, status_code=status)({"type": "http"}, None, send)
+            return await JSONResponse(answer, status_code=status)({"type": "http"}, receive, send)
         replayed = False
 
         async def replay() -> dict[str, Any]:
@@ -356,10 +356,10 @@ class _RequestGuard:
 
         return await self.app(scope, replay, send)
 
-    async def _too_large(self, send: Any) -> None:
+    async def _too_large(self, receive: Any, send: Any) -> None:
         response = JSONResponse({"detail": f"request body over {self.limit} bytes"}, status_code=413,
                                 headers={"connection": "close"})
-        await response({"type": "http"}, None, send)
+        await response({"type": "http"}, receive, send)
 
 
 class _WebSocketGuard:

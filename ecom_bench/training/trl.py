@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import inspect
 from functools import cache
+from types import GenericAlias
 from typing import TYPE_CHECKING, Any, Callable, Literal, Optional, Union
 
 import numpy as np
@@ -33,7 +34,7 @@ from ecom_bench.difficulty import validate_level
 from ecom_bench.envs import get_env, resolve_envs
 from ecom_bench.envs.context import CatalogSpec, EnvContext
 from ecom_bench.episode import Episode, EpisodeResult
-from ecom_bench.training.curriculum import AdaptiveCurriculum, TaskSampler
+from ecom_bench.training.curriculum import Curriculum, TaskSampler
 from ecom_bench.training.env import EcomEnv
 from ecom_bench.world.toolkit import ToolSpec
 
@@ -69,7 +70,7 @@ class EcomTRLEnv:
 
     env_name: str = ""
 
-    def __init__(self, *, curriculum: AdaptiveCurriculum | Any | None = None, catalog: CatalogSpec | None = None,
+    def __init__(self, *, curriculum: Curriculum | None = None, catalog: CatalogSpec | None = None,
                  context: EnvContext | None = None, strict: bool = True) -> None:
         if not self.env_name:
             raise TypeError("use environment_class(env) for an environment's class")
@@ -133,7 +134,7 @@ class EcomTRLEnv:
         episode = self._episode
         episode.abort("the rollout ended before the conversation did")  # a no-op once it has ended
         result = episode.result()
-        if self._adaptive and not self._recorded:
+        if self._adaptive and not self._recorded and self._curriculum is not None:
             self._recorded = True
             self._curriculum.record(self.env_name, episode.difficulty.level, result.reward.success)
         return result
@@ -161,7 +162,7 @@ def _annotation(schema: dict[str, Any], where: str) -> Any:
         return Literal[tuple(schema["enum"])]
     kind = schema.get("type")
     if kind == "array":
-        return list[_annotation(schema.get("items", {"type": "string"}), where)]
+        return GenericAlias(list, _annotation(schema.get("items", {"type": "string"}), where))  # list[item]
     if kind not in _JSON_TYPES:
         raise TypeError(f"{where}: unsupported JSON type {kind!r}")
     return _JSON_TYPES[kind]
@@ -229,7 +230,7 @@ def _environment_class(name: str) -> type[EcomTRLEnv]:
     return type(cls_name, (EcomTRLEnv,), namespace)
 
 
-def environment_factories(envs: str = "C1", *, curriculum: AdaptiveCurriculum | Any | None = None,
+def environment_factories(envs: str = "C1", *, curriculum: Curriculum | None = None,
                           catalog: CatalogSpec | None = None, context: EnvContext | None = None,
                           strict: bool = True) -> dict[str, Callable[[], EcomTRLEnv]]:
     """`{env: factory}` for `GRPOTrainer(environment_factory=...)` over a collection ("C4") or a

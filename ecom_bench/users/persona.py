@@ -24,6 +24,6 @@ def sample_persona(seed: int, boosted: Iterable[str] = ()) -> dict[str, float]:
     unknown = boost - set(PERSONA_DIMENSIONS)
     if unknown:
         raise ValueError(f"unknown persona dimensions: {sorted(unknown)}")
-    alpha = np.array([a + (PERSONA_BOOST if d in boost else 0.0) for d, a in zip(PERSONA_DIMENSIONS, PERSONA_BASE_ALPHA)])
+    alpha = np.array([a + (PERSONA_BOOST if d in boost else 0.0) for d, a in zip(PERSONA_DIMENSIONS, PERSONA_BASE_ALPHA, strict=True)])
     w = np.random.default_rng(derive_seed(seed, "persona")).dirichlet(alpha)
-    return {d: round(float(x), 4) for d, x in zip(PERSONA_DIMENSIONS, w)}
+    return {d: round(float(x), 4) for d, x in zip(PERSONA_DIMENSIONS, w, strict=True)}

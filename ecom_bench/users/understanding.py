@@ -210,7 +210,7 @@ class Paraphrases:
             return {}
         sims = self._matrix @ self._encode([words])[0]
         best: dict[str, float] = {}
-        for topic, sim in zip(self._topics, sims.tolist()):
+        for topic, sim in zip(self._topics, sims.tolist(), strict=True):
             best[topic] = max(best.get(topic, -1.0), sim)
         return best
 

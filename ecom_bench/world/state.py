@@ -17,10 +17,9 @@ from ecom_bench.catalog import Catalog, Product, Variant
 from ecom_bench.catalog.lookups import RowProducts, catalog_lookups, rows_of
 from ecom_bench._seeding import seeded_rng
 from ecom_bench.difficulty import Difficulty
-from ecom_bench.world.orders import Order, ReturnRecord
-from ecom_bench.world.policy import PolicyKB
 
 DomainState = TypeVar("DomainState")
+
 
 #: The store's clock when no generator sets one: fixed, so every run sees the same "now".
 REFERENCE_NOW = datetime(2026, 6, 15, 12, 0)
@@ -98,14 +97,12 @@ class World:
     answers: list[FinalAnswer] = field(default_factory=list)  # final-answer tool calls, in order
     intent: int = 0  # the journey's current intent (always 0 in an atomic env)
     now: datetime = REFERENCE_NOW
-    orders: list[Order] = field(default_factory=list)
-    returns: list[ReturnRecord] = field(default_factory=list)
-    policy_kb: PolicyKB | None = None
     stock_outs: list[StockOut] = field(default_factory=list)
     #: Products an earlier request of a journey relies on: a later request's generator must
     #: not take them out of stock (E_SUB's original), or the earlier request becomes unsolvable.
     reserved_ids: set[str] = field(default_factory=set)
-    #: Domain state of environments from outside the package, one instance per type (`state()`).
+    #: Each domain's state, one instance per type (`state()`): the built-in domains' orders and
+    #: rule book (`ecom_bench.domains`), and the state of environments from outside the package.
     domains: dict[type, Any] = field(default_factory=dict)
 
     def state(self, kind: type[DomainState]) -> DomainState:
@@ -114,7 +111,7 @@ class World:
         found = self.domains.get(kind)
         if found is None:
             found = self.domains[kind] = kind()
-        return found  # type: ignore[no-any-return]
+        return found
 
     @property
     def final_answer(self) -> dict[str, Any] | None:
@@ -174,7 +171,16 @@ class World:
         return sum(line.quantity for line in self.cart)
 
     def snapshot(self) -> dict[str, Any]:
-        """The final state for score metadata and the log viewer."""
+        """The final state for score metadata and the log viewer: the shared state; the top-level
+        keys of each domain state with a `snapshot_section()` (the built-in domains, whose states
+        every episode's world starts with, so every log has their keys); under `domains`, by type
+        name, each domain state with a `snapshot()` (an env from outside the package)."""
+        sections: dict[str, Any] = {}
+        for state in self.domains.values():
+            if callable(getattr(state, "snapshot_section", None)):
+                sections.update(state.snapshot_section())
+        others = {kind.__name__: state.snapshot() for kind, state in self.domains.items()
+                  if callable(getattr(state, "snapshot", None))}
         return {
             "cart": [
                 {"product_id": ln.product_id, "variant_id": ln.variant_id, "quantity": ln.quantity}
@@ -183,15 +189,13 @@ class World:
             "checked_out": self.checked_out,
             "final_answer": self.final_answer,
             "answers": [{"tool": a.tool, "intent": a.intent, "arguments": a.arguments} for a in self.answers],
-            "orders": len(self.orders),
-            "returns": [r.to_dict() for r in self.returns],
+            **sections,
             "stock_outs": [{"items": list(e.item_ids), "fired_at_turn": e.fired_at_turn}
                            for e in self.stock_outs],
             "stock_changes": dict(sorted(self.stock.items())),
             "seen_ids": len(self.seen_ids),
             "tool_calls": len(self.tool_log),
-            **({"domains": {kind.__name__: state.snapshot() for kind, state in self.domains.items()
-                            if callable(getattr(state, "snapshot", None))}} if self.domains else {}),
+            **({"domains": others} if others else {}),
         }
 
     # --- search ------------------------------------------------------------
@@ -266,7 +270,7 @@ def distractor_pool(catalog: Catalog, shown: list[Product], filters: Any) -> Seq
     if category and category.strip() and len(rows):
         # the category test reads only the product's path: decide it once per distinct path
         codes = index.path_code[rows]
-        first = {c: int(r) for c, r in zip(codes[::-1].tolist(), rows[::-1].tolist())}
+        first = {c: int(r) for c, r in zip(codes[::-1].tolist(), rows[::-1].tolist(), strict=True)}
         passing = [c for c, r in first.items() if type(filters)(category=category).matches(catalog.products[r])]
         rows = rows[np.isin(codes, passing)]
     if getattr(filters, "attributes", None) or getattr(filters, "features", None):

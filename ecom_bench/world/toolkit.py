@@ -30,19 +30,15 @@ class Toolkit(ConversationTools):
         self._ask_user = ask_user
 
     @classmethod
+    @cache
     def specs(cls) -> dict[str, ToolSpec]:
-        """Every tool of this toolkit by name (its schema, kind and validator)."""
-        return _specs(cls)
-
-
-@cache
-def _specs(cls: type) -> dict[str, ToolSpec]:
-    out: dict[str, ToolSpec] = {}
-    for name, member in inspect.getmembers(cls, predicate=inspect.isfunction):
-        kind = getattr(member, "__tool_kind__", None)
-        if kind is not None:
-            out[name] = ToolSpec.from_method(member, kind)
-    return out
+        """Every tool of this toolkit by name (its schema, kind and validator), built once per class."""
+        out: dict[str, ToolSpec] = {}
+        for name, member in inspect.getmembers(cls, predicate=inspect.isfunction):
+            kind = getattr(member, "__tool_kind__", None)
+            if kind is not None:
+                out[name] = ToolSpec.from_method(member, kind)
+        return out
 
 
 @cache
@@ -66,25 +62,10 @@ def compose_toolkit(groups: tuple[type[ToolBase], ...]) -> type[Toolkit]:
     return type(name, (*bases, Toolkit), {"__module__": __name__})
 
 
-def unbudgeted_tools() -> frozenset[str]:
-    """The built-in tools that do not count against B_tool (talking to the customer, final answers),
-    for scripted agents counting their calls in a turn. The episode itself reads each env's own
-    toolkit; an agent of another env reads `EpisodeStatus.calls_left`."""
-    from ecom_bench.world.tools.bundle import BundleTools
-    from ecom_bench.world.tools.cart import CartTools
-    from ecom_bench.world.tools.catalog import CatalogTools
-    from ecom_bench.world.tools.orders import OrderTools
-    from ecom_bench.world.tools.policy import PolicyTools
-    from ecom_bench.world.tools.recommend import RecommendTools
-
-    kit = compose_toolkit((CatalogTools, CartTools, OrderTools, PolicyTools, RecommendTools, BundleTools))
-    return frozenset(name for name, spec in kit.specs().items() if spec.kind in ("user", "final"))
-
-
 def _tools_of(group: type) -> dict[str, object]:
     return {n: m for n, m in inspect.getmembers(group, predicate=inspect.isfunction)
             if getattr(m, "__tool_kind__", None) is not None}
 
 
 __all__ = ["InvalidToolCall", "ToolBase", "ToolError", "ToolKind", "ToolSpec", "Toolkit", "compose_toolkit",
-           "tool_method", "unbudgeted_tools"]
+           "tool_method"]

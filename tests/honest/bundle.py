@@ -129,7 +129,6 @@ class BundleAgent:
         tried = set()
         rating, ship = self.filt
         while sum(p["price"] for p in self.chosen.values()) > budget and s.turns_left() > 1:
-            over = sum(p["price"] for p in self.chosen.values()) - budget
             noun, p = max(((n, q) for n, q in self.chosen.items() if n not in tried), key=lambda x: x[1]["price"], default=(None, None))
             if noun is None:
                 return

@@ -3,10 +3,10 @@ quantity the customer did not give, fill the cart, confirm, check out."""
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
-from .common import Session, fuzzy_in, money, words
+from .common import Session, fuzzy_in
 
 NUMWORDS = {"one": 1, "a": 1, "an": 1, "the": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
             "seven": 7, "eight": 8, "nine": 9, "ten": 10, "a pair of": 1, "a single": 1, "single": 1}
@@ -230,7 +230,7 @@ class CartAgent:
             else:
                 qty = 1
             variant = None
-            for vid, val in (p.get("variants") or {}).items():
+            for val in (p.get("variants") or {}).values():
                 if re.search(r"(?<![\w.-])" + re.escape(str(val).lower()) + r"(?![\w-])", suffix.lower()):
                     if variant is None or len(str(val)) > len(variant):
                         variant = str(val)

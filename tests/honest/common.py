@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import random
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from ecom_bench.conversation import AgentAction, ToolCallRequest

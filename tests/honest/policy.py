@@ -5,7 +5,7 @@ from __future__ import annotations
 import difflib
 import math
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from .common import Session
@@ -260,46 +260,46 @@ def parse_rule(doc: dict[str, Any]) -> Rule | None:
     default = None
     floor = 0.0
     rounding = "cent"
-    for l in lines[1:]:
-        l = l.strip()
-        if l.startswith("Applies to:"):
-            applies = l[len("Applies to:"):].strip().rstrip(".")
-        elif l.startswith("Sets:"):
-            m = re.match(r"Sets: the (.+?)(?:, in (\w+))?\.(?: Possible outcomes: (.+)\.)?$", l)
+    for line in lines[1:]:
+        line = line.strip()
+        if line.startswith("Applies to:"):
+            applies = line[len("Applies to:"):].strip().rstrip(".")
+        elif line.startswith("Sets:"):
+            m = re.match(r"Sets: the (.+?)(?:, in (\w+))?\.(?: Possible outcomes: (.+)\.)?$", line)
             if m:
                 sets = m.group(1)
                 unit = m.group(2)
                 if m.group(3):
                     outcomes = [o.strip() for o in m.group(3).split(",")]
-        elif l.startswith("Check the clauses"):
+        elif line.startswith("Check the clauses"):
             kind = "decision"
-        elif l.startswith("Start from"):
-            m = re.match(r"Start from ([\d.]+)% of the (.+?)\.", l)
+        elif line.startswith("Start from"):
+            m = re.match(r"Start from ([\d.]+)% of the (.+?)\.", line)
             if m:
                 start = {"pct": float(m.group(1)) / 100, "var": BASE_VARS.get(m.group(2), m.group(2))}
-            m = re.match(r"Start from a base of \$?([\d,.]+)(?: \w+)? plus \$?([\d,.]+)(?: \w+)? per (.+?)\. Then", l)
+            m = re.match(r"Start from a base of \$?([\d,.]+)(?: \w+)? plus \$?([\d,.]+)(?: \w+)? per (.+?)\. Then", line)
             if m:
                 per = m.group(3)
                 var = PER_VARS.get(per)
                 if var is None:
                     var = "package weight" if "lb" in per else "item price"
                 start = {"base": num(m.group(1)), "rate": num(m.group(2)), "var": var}
-        elif re.match(r"^\d+\. If the ", l):
-            m = re.match(r"^\d+\. If the (.+?) is (.+?), ((?:add|subtract|take|the ).+?)(?:; otherwise (.+?))?\.$", l)
+        elif re.match(r"^\d+\. If the ", line):
+            m = re.match(r"^\d+\. If the (.+?) is (.+?), ((?:add|subtract|take|the ).+?)(?:; otherwise (.+?))?\.$", line)
             if not m:
                 continue
             attr, cond, then, other = m.groups()
             clauses.append({"attr": attr, "cond": parse_cond(attr, cond), "then": parse_action(then),
-                            "else": parse_action(other) if other else None, "text": l})
-        elif l.startswith("If none of them holds"):
-            m = re.match(r"If none of them holds, the .+? is (.+)\.$", l)
+                            "else": parse_action(other) if other else None, "text": line})
+        elif line.startswith("If none of them holds"):
+            m = re.match(r"If none of them holds, the .+? is (.+)\.$", line)
             if m:
                 default = m.group(1)
-        elif "never below" in l:
-            m = re.search(r"never below \$?([\d.]+)", l)
+        elif "never below" in line:
+            m = re.search(r"never below \$?([\d.]+)", line)
             if m:
                 floor = float(m.group(1))
-            if "whole day" in l or "whole month" in l:
+            if "whole day" in line or "whole month" in line:
                 rounding = "whole"
     if not sets:
         return None

@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from .common import Session, fix_typos, fuzzy_in, words
+from .common import Session, fix_typos, words
 
 VOCAB = """
 budget spend cost under rated least stars star only buy things with needs ship within days day
@@ -235,7 +235,7 @@ class Ranker:
             if not prices or min(prices) > r.max_price + 1e-9:
                 why.append("price")
             else:
-                usable = [v for v, pr in zip(usable, prices) if pr <= r.max_price + 1e-9]
+                usable = [v for v, pr in zip(usable, prices, strict=True) if pr <= r.max_price + 1e-9]
         return Check(not why, why, usable[0] if usable else None, unsure and d is None)
 
     def fresh(self, pid: str) -> bool:
@@ -243,7 +243,7 @@ class Ranker:
 
     def ambiguous(self, p: dict[str, Any]) -> bool:
         """Does the title leave an attribute requirement unsure (e.g. 'Gray' in 'Light Gray')?"""
-        for a, want in self.reqs.attrs.items():
+        for want in self.reqs.attrs.values():
             title = p.get("title", "").lower()
             segs = [x.strip() for x in title.split(",")]
             if want.lower() in segs:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 
-from .common import EpisodeEnded, Session, fuzzy_in, money, words
+from .common import Session, fuzzy_in
 from .orders import ORD_RE, Item, matches_type, parse_items, resolve, singular, type_phrase
 
 REASONS = [
@@ -125,7 +125,7 @@ class ReturnsAgent:
                     asked_order += 1
                     s.say(s.pick(
                         f"I found order {order['order_id']}, which has {len(order['lines'])} items. Which of them would you like to {'exchange' if self.is_exchange else 'return'}?",
-                        f"Thanks! Order {order['order_id']} contains several items: " + "; ".join(l['title'].split(',')[0] for l in order['lines']) + ". Which one is it?",
+                        f"Thanks! Order {order['order_id']} contains several items: " + "; ".join(ln['title'].split(',')[0] for ln in order['lines']) + ". Which one is it?",
                     ))
                     continue
                 if line is None:
@@ -169,27 +169,26 @@ class ReturnsAgent:
         lines = order.get("lines", [])
         if len(lines) == 1:
             return lines[0]
-        t = text.lower()
         if prefer is not None:
-            for l in lines:
-                if l["title"].startswith(prefer.name):
-                    return l
+            for ln in lines:
+                if ln["title"].startswith(prefer.name):
+                    return ln
         # full product name
-        named = [l for l in lines if fuzzy_in(l["title"].split(",")[0], text, 0.9)]
+        named = [ln for ln in lines if fuzzy_in(ln["title"].split(",")[0], text, 0.9)]
         if len(named) == 1:
             return named[0]
         tp = None
         for seg in re.split(r"(?<=[.!?])\s+", text):
             tp = tp or type_phrase(seg)
         if tp:
-            typed = [l for l in lines if matches_type(Item("", "", "", "", l["title"], l["title"].split(",")[0], "", 0), tp)]
+            typed = [ln for ln in lines if matches_type(Item("", "", "", "", ln["title"], ln["title"].split(",")[0], "", 0), tp)]
             if len(typed) == 1:
                 return typed[0]
             if typed:
                 lines = typed
         # category noun mentioned
-        hits = [l for l in lines if fuzzy_in(l["category"].split(" > ")[-1], text, 0.85)
-                or fuzzy_in(singular(l["category"].split(" > ")[-1].lower()), text, 0.85)]
+        hits = [ln for ln in lines if fuzzy_in(ln["category"].split(" > ")[-1], text, 0.85)
+                or fuzzy_in(singular(ln["category"].split(" > ")[-1].lower()), text, 0.85)]
         if len(hits) == 1:
             return hits[0]
         return None
@@ -209,7 +208,7 @@ class ReturnsAgent:
             else:
                 q = s.pick(
                     f"I can help with that. Which item would you like to {verb}? The order number, or the product and when you ordered it, would help me find it.",
-                    f"Sure! Could you tell me which item and order this is about? An order ID or a description of the product and when you bought it works.",
+                    "Sure! Could you tell me which item and order this is about? An order ID or a description of the product and when you bought it works.",
                 )
         else:
             q = s.pick(
@@ -314,7 +313,6 @@ class ReturnsAgent:
                 replacement_product_id=replacement)
 
     def do_exchange(self, reason, method):
-        s = self.s
         order, line = self.order, self.line
         ok, v = self.call("catalog_get_variants", "Let me check which variants are available.", product_id=line["product_id"])
         want = (self.new_variant_value() or "").lower()
@@ -344,7 +342,6 @@ class ReturnsAgent:
         t = " ".join(s.customer_said)
         line = self.line
         leaf = line["category"].split(" > ")[-1]
-        orig_brand = None
         max_price = None
         min_rating = None
         diff_brand = bool(re.search(r"different brand|another brand|other brand", t, re.I))
@@ -354,7 +351,6 @@ class ReturnsAgent:
         m = re.findall(r"rated at least\s*([\d.]+)", t, re.I) or re.findall(r"([\d.]+)\+? stars? or (?:higher|more|better)", t, re.I)
         if m:
             min_rating = float(m[-1].rstrip("."))
-        brand_of_orig = None
         if s.calls_left() <= 0:
             self.progress(s.pick("Now let me find a good replacement for you.", "Next I'll look for a replacement that fits what you asked for."))
         ok, r = s.tool("catalog_search", query=leaf, category=leaf, max_price=max_price, min_rating=min_rating, limit=20)

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import datetime as dt
 
-from .common import EpisodeEnded, Session
+from .common import Session
 from .orders import ORD_RE, parse_items, resolve
 
 

@@ -12,7 +12,7 @@ from red_team.common import Conv
 
 _MISSING = re.compile(r"(?:missing|need) (.+?)\.(?:\s|$)")
 _ARTICLE = re.compile(r"^(?:and\s+)?(?:a|an|some)\s+", re.I)
-NOUN2LEAF = {item_name(l.name): l.name for l in LEAVES}
+NOUN2LEAF = {item_name(leaf.name): leaf.name for leaf in LEAVES}
 
 
 def _items(text: str) -> list[str]:
@@ -41,7 +41,6 @@ class BundleBlind:
         replies = v.replies()
         items: list[str] = []
         filters: dict[str, Any] = {}
-        budget = None
         drop: set[str] = set()
         for r in replies:
             for it in _items(r):
@@ -51,8 +50,6 @@ class BundleBlind:
                 filters["min_rating"] = float(m.group(1))
             if m := re.search(r"within ([\d.]+) days", r):
                 filters["max_ship_days"] = int(float(m.group(1)))
-            if m := re.search(r"over my budget of \$([\d.]+)", r):
-                budget = float(m.group(1))
             for s in re.split(r"(?<=[.!?])\s+", r):
                 if re.search(r"drop|out of stock|sold out|but I", s):
                     drop.update(re.findall(r"\((P\d+)\)", s))

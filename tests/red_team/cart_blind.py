@@ -17,11 +17,11 @@ import json
 import math
 import re
 
+from conftest import call, say
+from ecom_bench.envs import get_env
+
 NO_PROPOSAL = False  # the red team's ablation switches (all channels on)
 NO_ANY = False
-from conftest import call, say
-
-from ecom_bench.envs import get_env
 
 ANY_RE = re.compile(r"any ([a-z ]+?) is \w+ for the (.+?)\.", re.I)
 NEED_V_RE = re.compile(r"for the (.+?), i need the (.+?) one\.", re.I)
@@ -34,8 +34,10 @@ WRONGQ_RE = re.compile(r"that's not how \w+ of the (.+?) i ", re.I)
 def wilson(k, n, z=1.96):
     if n == 0:
         return (0, 0)
-    p = k / n; den = 1 + z * z / n
-    c = (p + z * z / (2 * n)) / den; h = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / den
+    p = k / n
+    den = 1 + z * z / n
+    c = (p + z * z / (2 * n)) / den
+    h = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / den
     return max(0, c - h), min(1, c + h)
 
 
@@ -69,30 +71,46 @@ class Blind:
 
     def say(self, text):
         r = say(self.ep, text)
-        self.log.append(("A", text)); self.log.append(("U", r.text if r else None))
+        self.log.append(("A", text))
+        self.log.append(("U", r.text if r else None))
         return r.text if r else ""
 
     def parse(self, reply):
         got_info = False
         for m in NEED_V_RE.finditer(reply):
-            pid = self.name_to_pid(m.group(1)); t = self.target(pid)
-            t["req"] = True; t["vid"] = self.vid_of(pid, m.group(2)); got_info = True
+            pid = self.name_to_pid(m.group(1))
+            t = self.target(pid)
+            t["req"] = True
+            t["vid"] = self.vid_of(pid, m.group(2))
+            got_info = True
         for m in NEED_Q_RE.finditer(reply):
-            pid = self.name_to_pid(m.group(2)); t = self.target(pid)
-            t["qty"] = int(m.group(1)); t["qty_known"] = True; got_info = True
+            pid = self.name_to_pid(m.group(2))
+            t = self.target(pid)
+            t["qty"] = int(m.group(1))
+            t["qty_known"] = True
+            got_info = True
         anys = False
         for m in ANY_RE.finditer(reply):
-            pid = self.name_to_pid(m.group(2)); t = self.target(pid)
-            t["req"] = False; t["vid"] = t["vid"] or next(iter(self.hist[pid]["variants"])); anys = True
+            pid = self.name_to_pid(m.group(2))
+            t = self.target(pid)
+            t["req"] = False
+            t["vid"] = t["vid"] or next(iter(self.hist[pid]["variants"]))
+            anys = True
         for m in NOPE_RE.finditer(reply):
-            pid = self.name_to_pid(m.group(2)); t = self.target(pid); t["req"] = True
+            pid = self.name_to_pid(m.group(2))
+            t = self.target(pid)
+            t["req"] = True
             t["tried"] |= self.last_proposed.get(pid, set())
         for m in WRONGV_RE.finditer(reply):
-            pid = self.name_to_pid(m.group(1)); t = self.target(pid); t["req"] = True
+            pid = self.name_to_pid(m.group(1))
+            t = self.target(pid)
+            t["req"] = True
             if t["in_cart"]:
-                t["tried"].add(t["in_cart"]); t["vid"] = None
+                t["tried"].add(t["in_cart"])
+                t["vid"] = None
         for m in WRONGQ_RE.finditer(reply):
-            pid = self.name_to_pid(m.group(1)); t = self.target(pid)
+            pid = self.name_to_pid(m.group(1))
+            t = self.target(pid)
             if not t["qty_known"]:
                 t["qty"] += 1
         return got_info, anys
@@ -109,10 +127,12 @@ class Blind:
                 continue
             if t["in_cart"] and t["in_cart"] != want:
                 calls.append(("cart_remove", {"product_id": pid, "variant_id": t["in_cart"]}))
-                t["in_cart"] = None; t["cart_qty"] = 0
+                t["in_cart"] = None
+                t["cart_qty"] = 0
             if t["in_cart"] is None:
                 calls.append(("cart_add", {"product_id": pid, "variant_id": want, "quantity": t["qty"]}))
-                t["in_cart"] = want; t["cart_qty"] = t["qty"]
+                t["in_cart"] = want
+                t["cart_qty"] = t["qty"]
             elif t.get("cart_qty") != t["qty"]:
                 calls.append(("cart_set_quantity", {"product_id": pid, "variant_id": want, "quantity": t["qty"]}))
                 t["cart_qty"] = t["qty"]
@@ -136,11 +156,13 @@ class Blind:
             pending = pending or self.cart_actions()
             while pending and budget > 0:
                 name, args = pending.pop(0)
-                out = call(ep, name, args); budget -= 1
+                out = call(ep, name, args)
+                budget -= 1
                 self.log.append(("T", f"{name} {args} -> {out.text[:80]}"))
             last = ep.turns + 1 >= ep.difficulty.max_turns
             if last or (stage == "done" and not pending):
-                call(ep, "checkout", {}); break
+                call(ep, "checkout", {})
+                break
             self.last_proposed = {}
             if stage == "flush":
                 text = "Which variant and how many would you like for " + ", ".join(ids) + "?"

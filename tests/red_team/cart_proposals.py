@@ -30,7 +30,8 @@ class Agent:
     # ---- talking
     def say(self, text):
         r = say(self.ep, text)
-        self.log.append(("A", text)); self.log.append(("U", r.text if r else None))
+        self.log.append(("A", text))
+        self.log.append(("U", r.text if r else None))
         return r.text if r else ""
 
     def turns_left(self):
@@ -56,15 +57,20 @@ class Agent:
             hits = self.find_names(s)
             if not hits:
                 continue
-            pid = hits[0]; e = self.entry(pid)
-            low = s.lower(); at = low.find(self.name[pid].lower()) + len(self.name[pid])
+            pid = hits[0]
+            e = self.entry(pid)
+            low = s.lower()
+            at = low.find(self.name[pid].lower()) + len(self.name[pid])
             m = re.search(r"\bthe (.+?) one\b", s[at:])
             if m and "fine" not in s.lower():
                 vid = self.vid_of(pid, m.group(1).strip())
-                if vid: e["vid"] = vid
+                if vid:
+                    e["vid"] = vid
             m = re.search(r"\b(\d+)\s+(?:of|x|units)\b", s)
-            if m: e["qty"] = int(m.group(1))
-            if re.search(r"\bfine\b", s, re.I): e["any"] = True
+            if m:
+                e["qty"] = int(m.group(1))
+            if re.search(r"\bfine\b", s, re.I):
+                e["any"] = True
 
     # ---- cart
     def fill_and_checkout(self, default_qty=1):
@@ -76,7 +82,8 @@ class Agent:
             vids += list(self.prods[pid]["variants"])
             for vid in dict.fromkeys(v for v in vids if v):
                 out = call(self.ep, "cart_add", {"product_id": pid, "variant_id": vid, "quantity": q})
-                if not out.error: break
+                if not out.error:
+                    break
             else:
                 if not self.prods[pid]["variants"]:
                     call(self.ep, "cart_add", {"product_id": pid, "quantity": q})
@@ -127,27 +134,32 @@ def play(ep):
     nt = n_targets(d)
     maxt = ep.difficulty.max_turns
     # T1: the accepted general question, plus a free-variant question naming one word of each candidate
-    r = a.say(GENERAL_Q); a.absorb(r)
-    if ep.done: return a
+    r = a.say(GENERAL_Q)
+    a.absorb(r)
+    if ep.done:
+        return a
     cands = [p for p in a.candidates() if a.mention_word(p)]
     if cands and len(a.known) < nt and ep.turns + 1 < maxt:
         ws = [a.mention_word(p) for p in cands]
         text = "Which variant would you like for the " + ", the ".join(ws) + "?"
         if not a.named(text):
-            r = a.say(text); a.absorb(r)
-            for p, e in a.known.items():
-                pass
-    if ep.done: return a
+            r = a.say(text)
+            a.absorb(r)
+    if ep.done:
+        return a
     # proposal probes
     tried_first = {}
     while ep.turns + 2 < maxt and not ep.done:  # keep one message for the final cart check
         open_t = [p for p, e in a.known.items() if e["vid"] is None and not e["any"] and e["vals"] and len(e["vals"]) > 1]
         if open_t:
-            t = open_t[0]; vals = sorted(a.known[t]["vals"]); half = vals[: len(vals) // 2]
+            t = open_t[0]
+            vals = sorted(a.known[t]["vals"])
+            half = vals[: len(vals) // 2]
             w = a.mention_word(t) or a.name[t]
             text = f"Shall I add the {w} in " + " or ".join(half) + "?"
             r = a.say(text)
-            if ep.done: break
+            if ep.done:
+                break
             hit = a.objection(r)
             if hit == t:
                 a.known[t]["vals"] -= set(half)
@@ -163,15 +175,18 @@ def play(ep):
         for p in cands:
             k = tried_first.get(p, 0)
             vals = a.values(p)
-            if k >= len(vals): continue
+            if k >= len(vals):
+                continue
             parts.append((p, vals[k]))
-        if not parts: break
+        if not parts:
+            break
         text = "Shall I add " + ", ".join(f"the {a.mention_word(p)} in {v}" for p, v in parts) + "?"
         if a.named(text):
             break
         low = text.lower()
         r = a.say(text)
-        if ep.done: break
+        if ep.done:
+            break
         hit = a.objection(r)
         if hit and hit not in a.known:
             e = a.entry(hit)
@@ -179,8 +194,10 @@ def play(ep):
             if len(e["vals"]) == 1:
                 e["vid"] = a.vid_of(hit, next(iter(e["vals"])))
         elif not hit:
-            for p, v in parts: tried_first[p] = tried_first.get(p, 0) + 1
-    if ep.done: return a
+            for p, _value in parts:
+                tried_first[p] = tried_first.get(p, 0) + 1
+    if ep.done:
+        return a
     for e in a.known.values():
         if e["vid"] is None and e["vals"] and len(e["vals"]) == 1:
             pass
@@ -193,28 +210,34 @@ def finish(a):
     # add in budget-sized chunks; spare turns go to a final check
     def add(pid, e, q):
         vids = []
-        if e["vid"]: vids.append(e["vid"])
-        if e["vals"]: vids += [a.vid_of(pid, v) for v in sorted(e["vals"])]
+        if e["vid"]:
+            vids.append(e["vid"])
+        if e["vals"]:
+            vids += [a.vid_of(pid, v) for v in sorted(e["vals"])]
         vids += list(a.prods[pid]["variants"])
         for vid in dict.fromkeys(v for v in vids if v):
             out = call(ep, "cart_add", {"product_id": pid, "variant_id": vid, "quantity": q})
-            if not out.error: return vid
+            if not out.error:
+                return vid
         return None
     for pid, e in items:
         e["line"] = add(pid, e, e["qty"] or 1)
     if ep.turns + 1 < ep.difficulty.max_turns and not ep.done:
         r = a.say("I've put those in your cart. Does the cart look right to you?")
-        if ep.done: return
+        if ep.done:
+            return
         import re
         fixes = []
         for s in re.split(r"(?<=[.!?])\s+", r):
             hits = a.find_names(s)
-            if not hits: continue
+            if not hits:
+                continue
             pid = hits[0]
-            if pid not in a.known: continue
+            if pid not in a.known:
+                continue
             if re.search(r"how many", s, re.I):
                 fixes.append(("qty", pid))
-        for kind, pid in fixes:
+        for _kind, pid in fixes:
             e = a.known[pid]
             if e.get("line"):
                 call(ep, "cart_set_quantity", {"product_id": pid, "variant_id": e["line"], "quantity": 2})

@@ -67,14 +67,16 @@ class Agent:
                 if not says(sl, c["name"].lower()):
                     continue
                 if "didn't ask for" in sl or "didn't ask" in sl:
-                    self.rejected.add(pid); self.want.pop(pid, None); continue
+                    self.rejected.add(pid)
+                    self.want.pop(pid, None)
+                    continue
                 w = self.want.setdefault(pid, {"vid": set(c["variants"]), "qty": None, "qty_bad": set(),
                                                "qty_known": False})
                 vals = [(vid, v) for vid, v in c["variants"].items() if says(sl, v.lower())]
                 m = re.search(r"\b(\d{1,2})\b", sl)
                 if "in my cart is the" in sl or "that's not the" in sl:
                     # a value named here is wrong
-                    for vid, v in vals:
+                    for vid, _value in vals:
                         if len(w["vid"]) > 1:
                             w["vid"].discard(vid)
                 elif "how many" in sl:
@@ -82,8 +84,9 @@ class Agent:
                         w["qty_bad"].add(w["qty"])
                 elif vals and ("need the" in sl or "one" in sl):
                     w["vid"] = {max(vals, key=lambda x: len(x[1]))[0]}
-                if m and not ("how many" in sl) and ("of the" in sl):
-                    w["qty"] = int(m.group(1)); w["qty_known"] = True
+                if m and "how many" not in sl and ("of the" in sl):
+                    w["qty"] = int(m.group(1))
+                    w["qty_known"] = True
 
     # ------------------------------------------------------------ messages
     def word_list(self, pids):
@@ -152,7 +155,8 @@ class Agent:
         T = self.d.max_turns
         q = "Quick question: which variant (size, colour, option) and how many would you like for the {}?"
         self.msg(q.format(self.word_list(list(self.cands))))
-        if ep.done: return
+        if ep.done:
+            return
         # mark "any is fine" items
         self.msg(q.format(self.word_list(list(self.cands))))
         for sent in re.split(r"(?<=[.!?])\s+", self.last_reply):

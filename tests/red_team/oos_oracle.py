@@ -7,7 +7,7 @@ that flip in_stock true->false between two identical searches are (near-)answers
 variant values, max price / min rating / max ship days are the hidden constraints.
 Turn 1: B searches; a filler message. Turn 2: the same searches again; infer; recommend.
 """
-import json, re, sys
+import re
 from collections import Counter
 from ecom_bench.conversation import AgentAction, ToolCallRequest
 from red_team.exploits import opening_nouns
@@ -74,9 +74,12 @@ class OOSOracle:
             cats = Counter(r["category"] for r in doomed)
             cat = cats.most_common(1)[0][0]
             def ok(r):
-                if r["category"] != cat: return False
-                if (n == 1 or bc / n >= 0.6) and r["brand"] != brand: return False
-                if r["price"] > maxp or r["rating"] < minr or r["ship_days"] > maxs: return False
+                if r["category"] != cat:
+                    return False
+                if (n == 1 or bc / n >= 0.6) and r["brand"] != brand:
+                    return False
+                if r["price"] > maxp or r["rating"] < minr or r["ship_days"] > maxs:
+                    return False
                 vs = set(r["variants"].values())
                 return all(v in vs for v in common)
             cands = [r for r in instock if ok(r)]

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from ecom_bench.envs.returns.policies import ReturnsHeuristic
+from ecom_bench.envs.returns.agents import ReturnsHeuristic
 
 
 class OneAsk(ReturnsHeuristic):

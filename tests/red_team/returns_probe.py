@@ -9,17 +9,16 @@ come from the customer's words (the customer's templates), asking once if missin
 from __future__ import annotations
 import re
 from datetime import date
-from ecom_bench.world.orders import RETURN_WINDOW_DAYS, DEFAULT_RETURN_WINDOW_DAYS
+from ecom_bench.domains.orders.records import RETURN_WINDOW_DAYS, DEFAULT_RETURN_WINDOW_DAYS
 from ecom_bench.envs.returns.user import REASON_PHRASES, METHOD_PHRASES
+from ecom_bench.catalog.taxonomy import LEAVES
 from red_team.common import Conv
 
 CLAIM = "I'm sorry, but I'm afraid this item is not eligible for return."
 ASK = "What is the reason for the return, and how would you like to send it back (pickup, drop-off or mail)?"
 _DISPUTE = re.compile(r"delivered (\d+) days ago, and your return window is (\d+) days")
 
-
-from ecom_bench.catalog.taxonomy import LEAVES
-_NOUNS = sorted(((l.noun.lower(), RETURN_WINDOW_DAYS.get(l.top, DEFAULT_RETURN_WINDOW_DAYS)) for l in LEAVES),
+_NOUNS = sorted(((leaf.noun.lower(), RETURN_WINDOW_DAYS.get(leaf.top, DEFAULT_RETURN_WINDOW_DAYS)) for leaf in LEAVES),
                 key=lambda x: -len(x[0]))
 
 

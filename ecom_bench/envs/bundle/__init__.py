@@ -2,7 +2,7 @@
 
 projects.py holds the project templates (lists of real catalogue leaf categories),
 generator.py builds the task, user.py is the simulated shopper, goal.py the hidden
-goal and the counting rule, verifier.py the score, policies.py the scripted agents.
+goal and the counting rule, verifier.py the score, agents.py the scripted agents.
 
 Axes consumed: n = min(12, 3+⌊d/2⌋) required categories; p_missing (items and the
 budget withheld from the opening, revealed on asking); p_noise; p_oos (a category's
@@ -20,7 +20,7 @@ from typing import ClassVar
 from ecom_bench.difficulty import Difficulty
 from ecom_bench.envs.base import EnvAxis, Environment, JourneyRole, SubTask, Verdict, budget_turns
 from ecom_bench.envs.bundle.generator import build_bundle
-from ecom_bench.envs.bundle.policies import BundleHeuristic, BundleOracle, BundleRandom
+from ecom_bench.envs.bundle.agents import BundleHeuristic, BundleOracle, BundleRandom
 from ecom_bench.envs.bundle.verifier import verify_bundle
 from ecom_bench.envs.bundle.goal import BundleGoal
 from ecom_bench.envs.bundle.user import BundleUser
@@ -53,8 +53,7 @@ class BundleEnv(Environment):
     )
     final_tool: ClassVar[str | None] = "submit_bundle"
     instructions: ClassVar[str] = BUNDLE_INSTRUCTIONS
-    policies: ClassVar[dict[str, type]] = {"oracle": BundleOracle, "heuristic": BundleHeuristic,
-                                           "random": BundleRandom}
+    policies = {"oracle": BundleOracle, "heuristic": BundleHeuristic, "random": BundleRandom}
     axes: ClassVar[tuple[EnvAxis, ...]] = BUNDLE_AXES
     journey: ClassVar[JourneyRole | None] = JourneyRole(
         "submit_bundle (a project shopping list)",

@@ -137,7 +137,7 @@ def build_bundle(world: World, seed: int, difficulty: Difficulty, intent: int = 
     told = [rng.random() >= difficulty.p_missing for _ in items]
     if not any(told):
         told[0] = True  # the opening always names at least one item
-    for item, is_told in zip(items, told):
+    for item, is_told in zip(items, told, strict=True):
         disclosure.add(item.slot, is_told)
     if budget is not None:
         disclosure.add(BUDGET_SLOT, rng.random() >= difficulty.p_missing)

@@ -176,9 +176,9 @@ class BundleUser(Customer):
             out.append(self._budget_sentence())
         elif asks_budget:
             out.append("I don't have a fixed budget, just keep it sensible.")
-        rules = [c for c in self.goal.constraints if c.slot in revealed or (asks_rules and c.slot not in hidden)]
-        if rules:
-            out.append(self._rules_sentence(rules))
+        stated = [c for c in self.goal.constraints if c.slot in revealed or (asks_rules and c.slot not in hidden)]
+        if stated:
+            out.append(self._rules_sentence(stated))
         elif asks_rules:
             out.append("No special requirements.")
         if not out:
@@ -202,14 +202,14 @@ class BundleUser(Customer):
         could; withheld items come when asked). Each list with such a problem costs patience
         (`strike`). Reading the answer out ("you're still missing a tent; I don't need a
         jigsaw puzzle ...") let an agent that never read the request build the bundle from
-        the reviews alone (77% of d = 3 episodes, found by an outside red team). Sold-out
+        the reviews alone (77% of d = 3 episodes). Sold-out
         proposals are named and cost nothing: the world changed, not the agent.
         """
         a = assess(self.goal, proposed, world)
         problems = list(news)
         for pid, _ in a.out_of_stock:
             if not any(pid in n for n in news):
-                p = world.product(pid)
+                p = world.catalog[pid]
                 problems.append(render("The {name} ({pid}) {is} out of stock.", name=short_name(p), pid=pid,
                                        **agreement(short_name(p), product_noun(p))))
         kinds = [text for wrong, text in (

@@ -1,7 +1,7 @@
 """E_CART: add the exact products, variants and quantities the customer asks for.
 
 generator.py builds the task, user.py is the simulated shopper, verifier.py scores
-the cart, policies.py holds the oracle and heuristic scripted agents.
+the cart, agents.py holds the oracle and heuristic scripted agents.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from typing import ClassVar
 from ecom_bench.difficulty import Difficulty
 from ecom_bench.envs.base import EnvAxis, Environment, JourneyRole, SubTask, Verdict, budget_turns
 from ecom_bench.envs.cart.generator import CART_AXES, build_cart
-from ecom_bench.envs.cart.policies import CartHeuristic, CartOracle, CartRandom
+from ecom_bench.envs.cart.agents import CartHeuristic, CartOracle, CartRandom
 from ecom_bench.envs.cart.verifier import verify_cart
 from ecom_bench.envs.cart.goal import CartGoal
 from ecom_bench.envs.cart.user import CartUser
@@ -42,8 +42,7 @@ class CartEnv(Environment):
     )
     final_tool: ClassVar[str | None] = "checkout"
     instructions: ClassVar[str] = CART_INSTRUCTIONS
-    policies: ClassVar[dict[str, type]] = {"oracle": CartOracle, "heuristic": CartHeuristic,
-                                               "random": CartRandom}
+    policies = {"oracle": CartOracle, "heuristic": CartHeuristic, "random": CartRandom}
     axes: ClassVar[tuple[EnvAxis, ...]] = CART_AXES
     journey: ClassVar[JourneyRole | None] = JourneyRole(
         "checkout (building a cart order)",

@@ -40,14 +40,14 @@ def _visit_history(world: World, rng: random.Random, targets: list[CartTarget]) 
     """
     catalog = world.catalog
     target_ids = {t.product_id for t in targets}
-    target_leaves = [catalog.get(t.product_id).leaf_category for t in targets]
+    target_leaves = [catalog[t.product_id].leaf_category for t in targets]
     n_decoys = max(MIN_DECOY_GROUPS, DECOY_GROUPS_PER_TARGET * len(targets))
     free = sorted(set(catalog.by_leaf_category) - set(target_leaves))
     decoy_leaves = rng.sample(free, min(n_decoys, len(free)))
     leaves = target_leaves + decoy_leaves
     chosen = set(target_ids)
     groups: dict[str, list[str]] = {leaf: [] for leaf in leaves}
-    for t, leaf in zip(targets, target_leaves):
+    for t, leaf in zip(targets, target_leaves, strict=True):
         groups[leaf].append(t.product_id)
     for leaf in decoy_leaves:  # the decoy group's own "target": any product of its category
         groups[leaf].append(catalog.id_at(rng.choice(catalog.by_leaf_category[leaf])))
@@ -76,7 +76,7 @@ def _told_apart(catalog: Catalog, targets: list[CartTarget], history: list[str])
 
     def name(t: CartTarget) -> str:
         others = [title for pid, title in titles.items() if pid != t.product_id]
-        return distinct_name(catalog.get(t.product_id), others)
+        return distinct_name(catalog[t.product_id], others)
 
     return tuple(replace(t, short_name=name(t)) for t in targets)
 
@@ -125,7 +125,7 @@ def build_cart(world: World, seed: int, difficulty: Difficulty, intent: int = 0,
     world.visit_history.extend(VisitRecord(pid, rng.randint(0, 14)) for pid in history)
     goal = CartGoal(_told_apart(catalog, targets, history))
 
-    products = {t.product_id: catalog.get(t.product_id) for t in goal.targets}
+    products = {t.product_id: catalog[t.product_id] for t in goal.targets}
     user = customer(goal, products, difficulty, derive_seed("cart-user", seed, difficulty.level), disclosure)
     return SubTask(env="cart", goal=goal, user=user, intent=intent,
                    persona=sample_persona(derive_seed("cart", seed, difficulty.level)))

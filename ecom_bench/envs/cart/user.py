@@ -3,7 +3,7 @@
 The customer reads the agent's words with `users.understanding` (any request for
 information is answered; topic words only narrow which withheld detail it gets) and
 sees the cart as a shopper sees the cart page. Its feedback is that of a real shopper,
-not an oracle (issue 9, A3):
+not an oracle:
 
 * **A cart holding things never asked for.** Several of them ("a mess") get one
   general objection ("I didn't ask for most of these; please only add what I listed"):
@@ -230,7 +230,7 @@ class CartUser(Customer):
         """The items a question is about: those it names in full, else those the message names in
         full ("The sunscreen comes in Gel or Lotion. Which one do you need?"). Only full names:
         answering for an item named by a word would name it, and single words of many viewed
-        products told wanted ones apart (red team)."""
+        products told wanted ones apart."""
         return ([t for t in self.goal.targets if self._named_in_full(t, sentence_l)]
                 or [t for t in self.goal.targets if self._named_in_full(t, text_l)])
 
@@ -276,7 +276,7 @@ class CartUser(Customer):
             # also when the agent's summary names the wrong variant it added)
             if not t.variant_required or t.product_id in in_cart or not self._named_in_full(t, text_l):
                 continue
-            if says(text_l, t.variant_value):
+            if t.variant_value is None or says(text_l, t.variant_value):
                 continue
             p = self.products[t.product_id]
             if any(says(text_l, v.value) for v in p.variants if v.value != t.variant_value):
@@ -364,7 +364,7 @@ class CartUser(Customer):
         does. Naming every viewed product at once, or a pile of their name words, drew answers
         or objections for exactly the wanted ones; an objection that named the unwanted one of a
         pair told the other apart; and free objections made asking about one viewed product per
-        turn a search (red teams: up to 80% success without reading the request). The price: a
+        turn a search (up to 80% success without reading the request). The price: a
         "did you mean A, B or C?" naming products the customer never mentioned costs patience too.
         """
         if (goodbye := self.strike(rng)) is not None:
@@ -415,7 +415,7 @@ class CartUser(Customer):
 
         The first wrong variant or count of an item is corrected for free (an honest slip);
         a second different wrong one costs patience, so stepping through variants and counts
-        against the corrections cannot find what the request said (red team: a blind agent
+        against the corrections cannot find what the request said (a blind agent doing so
         reached twice the success of one that asks plainly)."""
         have = self.goal.cart_units(world.cart)
         again = False

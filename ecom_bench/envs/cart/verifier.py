@@ -11,7 +11,7 @@ def verify_cart(task: SubTask, world: World) -> Verdict:
     goal: CartGoal = task.goal
     want, have = goal.goal_units(), goal.cart_units(world.cart)
     f1, matched = unit_f1(want, have)
-    task = 2 * f1 - 1
+    r_task = 2 * f1 - 1
     problems: list[str] = []
     for t in goal.targets:
         lines = [ln for ln in world.cart if ln.product_id == t.product_id]
@@ -39,10 +39,10 @@ def verify_cart(task: SubTask, world: World) -> Verdict:
         status += " The order was never placed (no checkout)."
     explanation = (
         f"{status} Unit F1 {f1:.2f} ({matched} of {sum(want.values())} required units matched, "
-        f"{sum(have.values())} in cart) -> task {task:+.2f}."
+        f"{sum(have.values())} in cart) -> task {r_task:+.2f}."
     )
     return Verdict(
-        task=task,
+        task=r_task,
         success=f1 == 1.0 and world.checked_out,
         explanation=explanation,
         details={"f1": f1, "matched_units": matched, "required_units": sum(want.values()),

@@ -5,12 +5,12 @@ price·(1+δ), its leaf category, then brand / rating / ship days / attribute va
 user.py is the shopper (strategic omission with a signal that more is withheld,
 answers to any plain question, feedback on proposals that is no oracle and costs
 patience); verifier.py scores the list with the design's formula (docs/design.md) over a pool computed from
-the catalogue (`envs._ranking`); policies.py holds the scripted agents.
+the catalogue (`envs._ranking`); agents.py holds the scripted agents.
 
 Success is validity: every pick is in stock and meets every constraint, and the list
 has k picks (or every product that qualifies, when fewer do). Ranking by the hidden
 persona lives only in r_task (the nDCG term): the persona is never told, so success
-cannot fairly depend on it (the old nDCG@k >= 0.6 condition was met by every valid
+cannot fairly depend on it (a condition such as nDCG@k >= 0.6 is met by every valid
 list anyway). The leaf category is the request's subject, always stated and
 not counted in m (the design counts it among the m−1 others; a plain search gets it right for
 free, which let random lists pass). m is capped at the constraint types the target has
@@ -26,7 +26,7 @@ from ecom_bench.difficulty import Difficulty
 from ecom_bench.envs._ranking import reference_turns
 from ecom_bench.envs.base import Environment, JourneyRole, SubTask, Verdict
 from ecom_bench.envs.discovery.generator import build_discovery
-from ecom_bench.envs.discovery.policies import DISCOVERY_POLICIES
+from ecom_bench.envs.discovery.agents import DISCOVERY_POLICIES
 from ecom_bench.envs.discovery.verifier import verify_discovery
 from ecom_bench.envs.discovery.goal import DiscoveryGoal
 from ecom_bench.envs.discovery.user import DiscoveryUser
@@ -57,7 +57,7 @@ class DiscoveryEnv(Environment):
     )
     final_tool: ClassVar[str | None] = "recommend_products"
     instructions: ClassVar[str] = DISCOVERY_INSTRUCTIONS
-    policies: ClassVar[dict[str, type]] = DISCOVERY_POLICIES
+    policies = DISCOVERY_POLICIES
     #: No cues: a journey request that matches no other kind is a discovery request.
     journey: ClassVar[JourneyRole | None] = JourneyRole(
         "recommend_products (finding products or a substitute)")

@@ -209,7 +209,7 @@ class ConstraintUser(Customer):
     # ---------------------------------------------------------- feedback
     def _proposals(self, agent_text: str, world: World) -> list[Product]:
         """Products the agent names in a plain message: by id, or by the short name of one it was shown."""
-        return [world.product(pid) for pid in self._mentions(agent_text, world)[:MAX_PROPOSALS]]
+        return [world.catalog[pid] for pid in self._mentions(agent_text, world)[:MAX_PROPOSALS]]
 
     def _feedback(self, proposals: list[Product], world: World, said: list[str], slots: tuple[str, ...],
                   rng: random.Random) -> UserMessage:

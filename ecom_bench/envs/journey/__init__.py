@@ -1,7 +1,7 @@
 """E_JOURNEY: one conversation chaining 2-5 requests from the seven atomic environments.
 
 L = min(5, 2+⌊d/4⌋) distinct atomic envs are drawn; each builds its sub-task into the
-SAME world (orders, policies, visit history accumulate), with its own hidden goal,
+SAME world (orders, policy rules, visit history accumulate), with its own hidden goal,
 user and answer. The user moves to the next request once the active one is answered
 with its env's final-answer tool, and with p_switch(d) interrupts a request with the
 next one before coming back (see `user.py`). r_task = mean of the sub-tasks' r_task;
@@ -22,7 +22,7 @@ from ecom_bench.difficulty import Difficulty
 from ecom_bench.envs.base import EnvAxis, Environment, Problem, SubTask, Verdict, new_world
 from ecom_bench.envs.context import EnvContext
 from ecom_bench.envs.journey.goal import JourneyGoal
-from ecom_bench.envs.journey.policies import JOURNEY_POLICIES
+from ecom_bench.envs.journey.agents import JOURNEY_POLICIES
 from ecom_bench.envs.journey.user import JourneyUser
 from ecom_bench.world import World
 from ecom_bench.world._tooling import ToolBase
@@ -204,12 +204,12 @@ class JourneyEnv(Environment):
         r_task = sum(v.task for v in verdicts) / len(verdicts)
         success = all(v.success for v in verdicts)
         lines = [f"{i + 1}. {t.env}: {'success' if v.success else 'FAILED'} (task {v.task:+.2f}). {v.explanation}"
-                 for i, (t, v) in enumerate(zip(goal.tasks, verdicts))]
+                 for i, (t, v) in enumerate(zip(goal.tasks, verdicts, strict=True))]
         head = (f"{sum(v.success for v in verdicts)} of {len(verdicts)} requests succeeded; "
                 f"task = mean {r_task:+.2f}.")
         return Verdict(task=r_task, success=success, explanation=" ".join([head, *lines]),
                        details={"subtasks": [{"env": t.env, "task": v.task, "success": v.success,
-                                              "details": v.details} for t, v in zip(goal.tasks, verdicts)]})
+                                              "details": v.details} for t, v in zip(goal.tasks, verdicts, strict=True)]})
 
     def min_turns(self, task: SubTask, tool_budget: int) -> int:
         """Each request's own T_min: its last turn is the message that tells the customer it is done."""

@@ -30,7 +30,7 @@ class JourneyGoal:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "intents": [{**t.hidden_state(), "opening": o} for t, o in zip(self.tasks, self.openings)],
+            "intents": [{**t.hidden_state(), "opening": o} for t, o in zip(self.tasks, self.openings, strict=True)],
             "switches": list(self.switches),
         }
 

@@ -1,6 +1,6 @@
 """E_POLICY: answer a deterministic question on store policy.
 
-The world's policy KB (`ecom_bench.world.policy`) holds a generated target rule with
+The world's rule book (`ecom_bench.domains.policy`) holds a generated target rule with
 B_branch(d) = 1+⌊d/3⌋ clauses (growing without cap: every clause changes the answer)
 among look-alikes and other topics. Every numeric answer scales with one of the
 customer's own amounts (a rate per lb of package weight, per dollar of the item price,
@@ -10,7 +10,7 @@ when the clause combination is; categorical targets are rarer at small B, where 
 decision list's 1-in-(B+1) guess is likeliest. generator.py builds the task, user.py is the
 customer (who withholds facts at p_missing(d)), verifier.py recomputes the rule's
 answer and scores it (numeric: 2·(min/max)^4 − 1; categorical: ±1; success: r_task ≥
-0.95), policies.py holds the oracle, heuristic and random scripted agents.
+0.95), agents.py holds the oracle, heuristic and random scripted agents.
 """
 
 from __future__ import annotations
@@ -20,11 +20,11 @@ from typing import ClassVar
 from ecom_bench.difficulty import Difficulty
 from ecom_bench.envs.base import EnvAxis, Environment, JourneyRole, SubTask, Verdict
 from ecom_bench.envs.policy.generator import build_policy
-from ecom_bench.envs.policy.policies import PolicyHeuristic, PolicyOracle, PolicyRandom
+from ecom_bench.envs.policy.agents import PolicyHeuristic, PolicyOracle, PolicyRandom
 from ecom_bench.envs.policy.verifier import verify_policy
 from ecom_bench.envs.policy.goal import PolicyGoal
 from ecom_bench.envs.policy.user import PolicyUser
-from ecom_bench.world.tools.policy import PolicyTools
+from ecom_bench.domains.policy.tools import PolicyTools
 from ecom_bench.envs.policy.generator import POLICY_AXES
 from ecom_bench.world import World
 from ecom_bench.world._tooling import ToolBase
@@ -51,8 +51,7 @@ class PolicyEnv(Environment):
     tool_names: ClassVar[tuple[str, ...]] = ("policy_search", "policy_get", "ask_user", "answer_policy_question")
     final_tool: ClassVar[str | None] = "answer_policy_question"
     instructions: ClassVar[str] = POLICY_INSTRUCTIONS
-    policies: ClassVar[dict[str, type]] = {"oracle": PolicyOracle, "heuristic": PolicyHeuristic,
-                                           "random": PolicyRandom}
+    policies = {"oracle": PolicyOracle, "heuristic": PolicyHeuristic, "random": PolicyRandom}
     axes: ClassVar[tuple[EnvAxis, ...]] = POLICY_AXES
     journey: ClassVar[JourneyRole | None] = JourneyRole(
         "the policy answer tool",

@@ -1,11 +1,11 @@
 """E_POLICY generator: a target rule with B_branch clauses, distractor rules, a customer.
 
-All draws come from one RNG seeded by (env, seed, d). The world's KB is appended to,
+All draws come from one RNG seeded by (env, seed, d). The world's rule book is appended to,
 never replaced (E_JOURNEY builds several envs into one world), and a (family, scope)
-pair already covered by the KB is never drawn again, so "the shipping-fee policy for
+pair already covered by the rule book is never drawn again, so "the shipping-fee policy for
 Alaska" always names exactly one document.
 
-The KB holds the target, look-alikes (same family, other scopes: the same title but
+The rule book holds the target, look-alikes (same family, other scopes: the same title but
 another region, department or channel, with other thresholds and amounts) and rules
 of other families, half of them for the target's own scope value (the delivery-time
 policy for Alaska next to the shipping-fee policy for Alaska), so retrieval and
@@ -24,12 +24,14 @@ import random
 
 from ecom_bench._seeding import derive_seed, seeded_rng
 from ecom_bench.difficulty import Difficulty
+from ecom_bench.domains.policy.rulebook import Rulebook
 from ecom_bench.envs.base import EnvAxis, SubTask
 from ecom_bench.envs.policy.goal import PolicyGoal
 from ecom_bench.envs.policy.user import PolicyUser
 from ecom_bench.users.base import Disclosure
 from ecom_bench.world import World
-from ecom_bench.world.policy import FAMILIES, SLOTS, Family, PolicyKB, PolicyQuestion, make_rule
+from ecom_bench.domains.policy.generator import make_rule
+from ecom_bench.domains.policy.rules import FAMILIES, SLOTS, Family, PolicyQuestion
 
 #: Share of questions with a categorical answer (the rest are amounts, days or months) ...
 P_CATEGORICAL = 0.1
@@ -66,53 +68,51 @@ def _fits(fam: Family, n_clauses: int) -> bool:
     return fam.max_clauses is None or n_clauses <= fam.max_clauses
 
 
-def _free_scopes(kb: PolicyKB, fam: Family) -> list[str]:
-    return [v for v in SLOTS[fam.scope].choices if not kb.covers(fam.key, v)]
+def _free_scopes(rulebook: Rulebook, fam: Family) -> list[str]:
+    return [v for v in SLOTS[fam.scope].choices if not rulebook.covers(fam.key, v)]
 
 
-def _pick_target(rng: random.Random, kb: PolicyKB, n_clauses: int) -> tuple[Family, str]:
-    numeric = [f for f in FAMILIES.values() if f.kind == "number" and _free_scopes(kb, f)]
-    choice = [f for f in FAMILIES.values() if f.kind == "choice" and _fits(f, n_clauses) and _free_scopes(kb, f)]
+def _pick_target(rng: random.Random, rulebook: Rulebook, n_clauses: int) -> tuple[Family, str]:
+    numeric = [f for f in FAMILIES.values() if f.kind == "number" and _free_scopes(rulebook, f)]
+    choice = [f for f in FAMILIES.values() if f.kind == "choice" and _fits(f, n_clauses) and _free_scopes(rulebook, f)]
     pool = choice if choice and (rng.random() < p_categorical(n_clauses) or not numeric) else numeric
     if not pool:
-        raise RuntimeError("the policy KB covers every (family, scope) already")
+        raise RuntimeError("the rule book covers every (family, scope) already")
     fam = rng.choice(pool)
-    return fam, rng.choice(_free_scopes(kb, fam))
+    return fam, rng.choice(_free_scopes(rulebook, fam))
 
 
-def _add_rule(rng: random.Random, kb: PolicyKB, fam: Family, scope: str, n_clauses: int) -> None:
+def _add_rule(rng: random.Random, rulebook: Rulebook, fam: Family, scope: str, n_clauses: int) -> None:
     n = min(n_clauses, fam.max_clauses or n_clauses)
-    rule, _ = make_rule(rng, fam.key, scope, max(1, n), kb.new_rule_id(fam.key, rng))
-    kb.add(rule)
+    rule, _ = make_rule(rng, fam.key, scope, max(1, n), rulebook.new_rule_id(fam.key, rng))
+    rulebook.add(rule)
 
 
 def build_policy(world: World, seed: int, difficulty: Difficulty, intent: int = 0,
                 customer: type[PolicyUser] = PolicyUser) -> SubTask:
     rng = seeded_rng("policy", seed, difficulty.level)
-    if world.policy_kb is None:
-        world.policy_kb = PolicyKB()
-    kb = world.policy_kb
+    rulebook = world.state(Rulebook)
     n_clauses = difficulty.n_policy_clauses
-    fam, scope = _pick_target(rng, kb, n_clauses)
-    rule, situation = make_rule(rng, fam.key, scope, n_clauses, kb.new_rule_id(fam.key, rng))
-    kb.add(rule)
+    fam, scope = _pick_target(rng, rulebook, n_clauses)
+    rule, situation = make_rule(rng, fam.key, scope, n_clauses, rulebook.new_rule_id(fam.key, rng))
+    rulebook.add(rule)
 
     # Distractors: look-alikes of the target's family, then other families.
-    others = _free_scopes(kb, fam)
+    others = _free_scopes(rulebook, fam)
     rng.shuffle(others)
     for other_scope in others[: n_lookalikes(difficulty.level)]:
-        _add_rule(rng, kb, fam, other_scope, rng.randint(max(1, n_clauses - 1), n_clauses + 1))
+        _add_rule(rng, rulebook, fam, other_scope, rng.randint(max(1, n_clauses - 1), n_clauses + 1))
     for _ in range(n_other_rules(difficulty.level)):
-        same_scope = [f for f in FAMILIES.values() if f.scope == fam.scope and not kb.covers(f.key, scope)]
+        same_scope = [f for f in FAMILIES.values() if f.scope == fam.scope and not rulebook.covers(f.key, scope)]
         if same_scope and rng.random() < 0.5:
             other, other_scope = rng.choice(same_scope), scope
         else:
-            candidates = [f for f in FAMILIES.values() if f.key != fam.key and _free_scopes(kb, f)]
+            candidates = [f for f in FAMILIES.values() if f.key != fam.key and _free_scopes(rulebook, f)]
             if not candidates:
                 break
             other = rng.choice(candidates)
-            other_scope = rng.choice(_free_scopes(kb, other))
-        _add_rule(rng, kb, other, other_scope, rng.randint(1, n_clauses + 1))
+            other_scope = rng.choice(_free_scopes(rulebook, other))
+        _add_rule(rng, rulebook, other, other_scope, rng.randint(1, n_clauses + 1))
 
     # The customer knows every fact of their situation; only the rule's facts can be withheld.
     profile_rng = seeded_rng("policy-profile", seed, difficulty.level)
@@ -124,6 +124,6 @@ def build_policy(world: World, seed: int, difficulty: Difficulty, intent: int = 
     goal = PolicyGoal(rule_id=rule.rule_id, family=fam.key, title=rule.title, question=rng.choice(fam.questions),
                       kind=rule.kind, unit=rule.unit, n_clauses=len(rule.clauses), slots=rule.slots(),
                       scope_slot=fam.scope, situation=full, answer=rule.compute(full))
-    kb.questions[intent] = PolicyQuestion(fam.key, dict(full))  # what the answer tool reads answers against
+    rulebook.questions[intent] = PolicyQuestion(fam.key, dict(full))  # what the answer tool reads answers against
     user = customer(goal, difficulty, derive_seed("policy-user", seed, difficulty.level), disclosure)
     return SubTask(env="policy", goal=goal, user=user, intent=intent)

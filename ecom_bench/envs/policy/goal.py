@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
-from ecom_bench.world.policy import fmt_quantity
+from ecom_bench.domains.policy.rules import fmt_quantity
 
 
 @dataclass(frozen=True)
@@ -13,7 +13,7 @@ class PolicyGoal:
     """The question, the rule that answers it, and the customer's full situation.
 
     `answer` is `rule.compute(situation)` at build time; the verifier recomputes it from
-    the rule in the world's KB, so the two can be checked against each other.
+    the rule in the world's rule book, so the two can be checked against each other.
     """
 
     rule_id: str

@@ -27,7 +27,7 @@ import re
 from dataclasses import dataclass
 
 from ecom_bench.users.understanding import Paraphrases, content_words, is_check_in, request_parts
-from ecom_bench.world.policy import SLOTS
+from ecom_bench.domains.policy.rules import SLOTS
 
 #: When something happened ("how long ago", "how many days", "when", "date") ...
 _TIME = (r"(?:when(?! (?:you|it|i|we|they)\b)|(?:tell me|know|ask|share|confirm|remember|recall|say|wondering|"
@@ -55,7 +55,7 @@ def _near(a: str, b: str) -> str:
 _CUES: dict[str, tuple[tuple[int, str], ...]] = {
     "subtotal": (
         (4, r"\b(?:add|adds|added|adding) up\b"),
-        (4, rf"(?:how much|what).*\b(?:come|comes|came|coming) (?:out )?to\b(?! (?:you|your))"),
+        (4, r"(?:how much|what).*\b(?:come|comes|came|coming) (?:out )?to\b(?! (?:you|your))"),
         (4, r"\b(?:whole|entire|full|complete) (?:order|basket|cart)\b"),
         (4, r"\b(?:how big|how large|size of) (?:is )?(?:the |your |this )?(?:order|basket|cart)\b"),
         (4, r"\b(?:everything|all the items|all of the items|all your items|all the things)\b.*\b(?:cost|come to|total|"

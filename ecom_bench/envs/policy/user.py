@@ -38,7 +38,7 @@ from ecom_bench.users import Customer, UserAct, UserMessage, render
 from ecom_bench.users.base import Disclosure
 from ecom_bench.users.understanding import is_check_in, is_request, says
 from ecom_bench.world import World
-from ecom_bench.world.policy import FAMILIES, SLOTS
+from ecom_bench.domains.policy.rules import FAMILIES, SLOTS
 
 GREETINGS = ("Hi!", "Hello,", "Hey there.", "Hi there,", "Good morning!", "")
 UNIT_WORDS = ("lb", "day", "days", "month", "months", "item", "items", "order", "orders")

@@ -12,20 +12,21 @@ from __future__ import annotations
 
 from typing import Any
 
+from ecom_bench.domains.policy.rulebook import Rulebook
 from ecom_bench.envs.base import SubTask, Verdict
 from ecom_bench.envs.policy.goal import PolicyGoal, ratio_reward
 from ecom_bench.world import World
 from ecom_bench.world.state import FinalAnswer
-from ecom_bench.world.tools.policy_answer import format_amount
+from ecom_bench.domains.policy.answers import format_amount
 
 SUCCESS_THRESHOLD = 0.95
 
 
 def verify_policy(task: SubTask, world: World, answer: FinalAnswer | None) -> Verdict:
     goal: PolicyGoal = task.goal
-    rule = world.policy_kb.get(goal.rule_id) if world.policy_kb is not None else None
+    rule = world.state(Rulebook).get(goal.rule_id)
     if rule is None:
-        raise RuntimeError(f"policy rule {goal.rule_id} is missing from the world's KB")
+        raise RuntimeError(f"policy rule {goal.rule_id} is missing from the world's rule book")
     expected = rule.compute(goal.situation)
     if expected != goal.answer:
         raise RuntimeError(f"rule {goal.rule_id} computes {expected!r}, the goal says {goal.answer!r}")
@@ -49,14 +50,15 @@ def verify_policy(task: SubTask, world: World, answer: FinalAnswer | None) -> Ve
         if given is None:
             score, why = -1.0, f"the agent named an outcome ({answer.arguments.get('option')!r}), not an amount"
         else:
-            score = ratio_reward(float(given), float(expected))
-            shown = format_amount(goal.unit, float(given))  # as recorded: 11.77 days is not "12 days"
+            got, want = float(given), float(expected)
+            score = ratio_reward(got, want)
+            shown = format_amount(goal.unit, got)  # as recorded: 11.77 days is not "12 days"
             if score == 1.0:
                 why = f"the agent answered {shown}"
             elif score == -1.0:
                 why = f"the agent answered {shown} (zero or opposite sign: ratio 0)"
             else:
-                ratio = min(abs(given), abs(expected)) / max(abs(given), abs(expected))
+                ratio = min(abs(got), abs(want)) / max(abs(got), abs(want))
                 why = f"the agent answered {shown}: ratio {ratio:.3f}, 2*{ratio:.3f}^4 - 1"
                 details["ratio"] = ratio
     explanation = f"{head}; {why} -> task {score:+.2f}."

@@ -2,7 +2,7 @@
 
 Design (docs/design.md §Per-environment verifiers, RETURN; the world is built once and the
 verifier reads the same order and return objects the tools acted on, docs/design.md §Upstream pitfalls, 3):
-- History: as E_TRACK (`world.order_history.build_order_history`): look-alike groups of
+- History: as E_TRACK (`domains.orders.history.build_order_history`): look-alike groups of
   H_orders(d) delivered orders, one leaf category each, drawn by one process; the target
   is a random member of one group and its line sits at a random position among its
   order's lines. The customer names the order id (and the item), or (p_ref =
@@ -34,13 +34,13 @@ from typing import ClassVar
 from ecom_bench.difficulty import Difficulty
 from ecom_bench.envs.base import EnvAxis, Environment, JourneyRole, SubTask, Verdict, budget_turns
 from ecom_bench.envs.returns.generator import build_returns
-from ecom_bench.envs.returns.policies import ReturnsHeuristic, ReturnsOracle, ReturnsRandom
+from ecom_bench.envs.returns.agents import ReturnsHeuristic, ReturnsOracle, ReturnsRandom
 from ecom_bench.envs.returns.verifier import verify_returns
 from ecom_bench.envs.tracking.references import lookup_calls
 from ecom_bench.envs.returns.goal import ReturnsGoal
 from ecom_bench.envs.returns.user import ReturnsUser
 from ecom_bench.world.tools.catalog import CatalogTools
-from ecom_bench.world.tools.orders import OrderTools
+from ecom_bench.domains.orders.tools import OrderTools
 from ecom_bench.envs.returns.generator import P_EDGE
 from ecom_bench.envs.tracking.references import P_INDIRECT, P_SIMILAR
 from ecom_bench.world import World
@@ -73,8 +73,7 @@ class ReturnsEnv(Environment):
     )
     final_tool: ClassVar[str | None] = "report_return_outcome"
     instructions: ClassVar[str] = RETURNS_INSTRUCTIONS
-    policies: ClassVar[dict[str, type]] = {"oracle": ReturnsOracle, "heuristic": ReturnsHeuristic,
-                                           "random": ReturnsRandom}
+    policies = {"oracle": ReturnsOracle, "heuristic": ReturnsHeuristic, "random": ReturnsRandom}
     axes: ClassVar[tuple[EnvAxis, ...]] = (P_INDIRECT, P_SIMILAR, P_EDGE)
     journey: ClassVar[JourneyRole | None] = JourneyRole(
         "the return answer tool",

@@ -2,7 +2,7 @@
 
 One RNG seeded by (env, seed, d) draws everything. The recent history is look-alike
 groups of H_orders(d) delivered orders each, one leaf category per group, drawn by one
-process (`ReturnsProcess`, `world.order_history.build_order_history`); the target is a random
+process (`ReturnsProcess`, `domains.orders.history.build_order_history`); the target is a random
 member of one group, and its line sits at a random position among its order's lines.
 With p_edge(d) = 0.7·σ((d−4)/1.5) an order (target or not) is an edge case of the store
 rule: delivered exactly on the window's last day or the day before (still eligible), the
@@ -35,16 +35,17 @@ from ecom_bench.envs.tracking.references import (
 )
 from ecom_bench.users.base import Disclosure
 from ecom_bench.world import World
-from ecom_bench.world.order_history import GroupProcess, MemberPlan, build_order_history, check_eligibility
-from ecom_bench.world.orders import (
+from ecom_bench.domains.orders.eligibility import check_eligibility
+from ecom_bench.domains.orders.history import GroupProcess, MemberPlan, build_order_history
+from ecom_bench.domains.orders.records import (
     OrderStatus,
     DEFAULT_RETURN_WINDOW_DAYS,
     RETURN_WINDOW_DAYS,
-    RefKind,
     ReturnMethod,
     ReturnReason,
     return_window_days,
 )
+from ecom_bench.domains.orders.references import RefKind
 from ecom_bench.world.state import in_stock_mask
 
 EDGES = ("last_day", "day_before_last", "day_after_last", "final_sale", "already_returned")
@@ -68,8 +69,8 @@ def p_edge(difficulty: Difficulty) -> float:
 def _delivered_days_ago(edge: str | None, window: int | None, rng: random.Random) -> int:
     if window is None:
         return rng.randint(2, 20)
-    return {"last_day": window, "day_before_last": window - 1, "day_after_last": window + 1}.get(
-        edge, rng.randint(2, max(2, window - 3)))
+    by_edge: dict[str | None, int] = {"last_day": window, "day_before_last": window - 1, "day_after_last": window + 1}
+    return by_edge.get(edge, rng.randint(2, max(2, window - 3)))
 
 
 def _replacement(world: World, product: Product, rng: random.Random) -> tuple[ReplacementWish, str] | None:

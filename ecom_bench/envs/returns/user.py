@@ -30,8 +30,9 @@ from ecom_bench.users import UserAct, UserMessage, is_request, render, says, top
 from ecom_bench.users.understanding import is_check_in
 from ecom_bench.users.base import Disclosure
 from ecom_bench.world import World
-from ecom_bench.world.order_history import returns_of
-from ecom_bench.world.orders import RefKind, ReturnRecord
+from ecom_bench.domains.orders.book import OrderBook, returns_of
+from ecom_bench.domains.orders.records import ReturnRecord
+from ecom_bench.domains.orders.references import RefKind
 
 REASON_PHRASES = {
     "defective": ("It stopped working after a few days.", "It's defective: it doesn't work properly."),
@@ -182,7 +183,7 @@ class ReturnsUser(OrderUserBase):
         rng = self.next_reply_rng()
         if last_turn:
             return self.quit(rng)
-        wrong = [r for r in world.returns if r.intent == self.intent and r.line_id != self.goal.line_id
+        wrong = [r for r in world.state(OrderBook).returns if r.intent == self.intent and r.line_id != self.goal.line_id
                  and r.return_id not in self._objected]
         if wrong:
             return self._wrong_return(wrong, world, rng)
@@ -257,7 +258,7 @@ class ReturnsUser(OrderUserBase):
         asked = topics_asked(agent_text, ASKS)
         if not self.direct and "item" in asked:
             # a customer who described the line has no separate "item" slot: "which item?" asks
-            # for that description (it used to narrow the reply to another slot asked beside it)
+            # for that description, not for another slot asked beside it
             asked = [s for s in asked if s != "item"] + ([] if "order" in asked else ["order"])
         variant_values = re.findall(r"[a-z0-9]+", (self.goal.new_variant_value or "").lower())
         if self.goal.kind == "exchange" and variant_values and says(agent_text.lower(), " ".join(variant_values)):
@@ -286,9 +287,9 @@ class ReturnsUser(OrderUserBase):
     def _eligibility_feedback(self, rng: random.Random) -> UserMessage:
         """The agent says the item cannot be returned: the customer cannot check store rules.
 
-        The same reply whether the claim is true or not, and not excused: the customer's
-        dispute used to read out the delivery age and the window ("delivered 12 days ago,
-        your window is 30 days"), which located the line without reading the request, and
-        its "that's a pity" (a free CONFIRM) confirmed ineligibility (outside red team).
+        The same reply whether the claim is true or not, and not excused: a dispute that read
+        out the delivery age and the window ("delivered 12 days ago, your window is 30 days")
+        would locate the line without reading the request, and a "that's a pity" (a free
+        CONFIRM) would confirm ineligibility.
         """
         return self.say(rng.choice(INELIGIBLE_REPLIES), UserAct.CONTINUE, rng)

@@ -17,6 +17,7 @@ i.e. all three parts right.
 
 from __future__ import annotations
 
+from ecom_bench.domains.orders.book import OrderBook
 from ecom_bench.envs.base import SubTask, Verdict
 from ecom_bench.envs.returns.goal import ReturnsGoal
 from ecom_bench.world import World
@@ -25,7 +26,7 @@ W_IDENTIFY, W_ACT, W_REPLACEMENT = 0.45, 0.45, 0.10
 
 
 def _act_score(goal: ReturnsGoal, world: World, intent: int, outcome: str) -> tuple[int, str]:
-    mine = [r for r in world.returns if r.intent == intent]
+    mine = [r for r in world.state(OrderBook).returns if r.intent == intent]
     wrong = [r for r in mine if r.line_id != goal.line_id]
     if wrong:
         return -1, "a " + wrong[-1].kind + f" was started for the wrong line {wrong[-1].line_id}"

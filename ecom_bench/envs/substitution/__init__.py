@@ -20,7 +20,7 @@ from ecom_bench.difficulty import Difficulty
 from ecom_bench.envs._ranking import reference_turns
 from ecom_bench.envs.base import Environment, JourneyRole, SubTask, Verdict
 from ecom_bench.envs.substitution.generator import build_substitution
-from ecom_bench.envs.substitution.policies import SUBSTITUTION_POLICIES
+from ecom_bench.envs.substitution.agents import SUBSTITUTION_POLICIES
 from ecom_bench.envs.substitution.verifier import verify_substitution
 from ecom_bench.envs.substitution.goal import SubstitutionGoal
 from ecom_bench.envs.substitution.user import SubstitutionUser
@@ -53,7 +53,7 @@ class SubstitutionEnv(Environment):
     )
     final_tool: ClassVar[str | None] = "recommend_products"
     instructions: ClassVar[str] = SUBSTITUTION_INSTRUCTIONS
-    policies: ClassVar[dict[str, type]] = SUBSTITUTION_POLICIES
+    policies = SUBSTITUTION_POLICIES
     journey: ClassVar[JourneyRole | None] = JourneyRole(
         "recommend_products (finding products or a substitute)",
         ("out of stock", "sold out", "substitute", "something similar", "similar instead"),

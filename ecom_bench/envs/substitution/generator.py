@@ -57,6 +57,7 @@ def build_substitution(world: World, seed: int, difficulty: Difficulty, intent: 
         candidates = RowProducts(catalog, rows[in_stock_as_bought(world, (compatibility,), rows)])
         if candidates:
             break
+    assert attribute is not None  # the draw above stops on a product with a variant attribute
     substitute = rng.choice(candidates)
     category, constraints = constraints_from(substitute, rng, difficulty.n_constraints, difficulty,
                                              skip_attributes=(attribute,), pinned=(compatibility,))
@@ -74,8 +75,8 @@ def build_substitution(world: World, seed: int, difficulty: Difficulty, intent: 
                             lam=min(0.8, max(0.4, 0.4 + 0.05 * d)), oracle_search=search)
     ideal = ideal_ranking(goal, world)
     ranked = [pid for pid, _ in ideal.ranked[:RANKED_LIST]]
-    candidates = [pid for pid in ideal.pool[:RANKED_LIST] if pid != substitute.id]
-    doomed = schedule_stock_outs(world, rng, candidates, difficulty.p_oos)
+    shortlist = [pid for pid in ideal.pool[:RANKED_LIST] if pid != substitute.id]
+    doomed = schedule_stock_outs(world, rng, shortlist, difficulty.p_oos)
     doomed = settle_stock_outs(world, ranked, doomed, search, goal.k, difficulty)
     goal = replace(goal, ranked_ids=tuple(ranked), doomed_ids=tuple(doomed))
     disclosure = Disclosure()

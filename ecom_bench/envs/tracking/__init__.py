@@ -1,7 +1,7 @@
 """E_TRACK: resolve which order the customer means and report its current status.
 
 Design (docs/design.md §Per-environment verifiers, TRACK):
-- The account always has a long history (`world.order_history.build_order_history`): look-alike
+- The account always has a long history (`domains.orders.history.build_order_history`): look-alike
   groups of H_orders(d) = 1 + ⌊d/2⌋ recent orders each, one leaf category per group
   ("wall charger"), and ~36 old background orders. The target is a random member of one
   group; the others are its *confusable* set, which a vague reference ("the wall charger
@@ -32,12 +32,12 @@ from typing import ClassVar
 from ecom_bench.difficulty import Difficulty
 from ecom_bench.envs.base import EnvAxis, Environment, JourneyRole, SubTask, Verdict, budget_turns
 from ecom_bench.envs.tracking.generator import build_tracking
-from ecom_bench.envs.tracking.policies import TrackingHeuristic, TrackingOracle, TrackingRandom
+from ecom_bench.envs.tracking.agents import TrackingHeuristic, TrackingOracle, TrackingRandom
 from ecom_bench.envs.tracking.references import lookup_calls
 from ecom_bench.envs.tracking.verifier import verify_tracking
 from ecom_bench.envs.tracking.goal import TrackingGoal
 from ecom_bench.envs.tracking.user import TrackingUser
-from ecom_bench.world.tools.orders import OrderTools
+from ecom_bench.domains.orders.tools import OrderTools
 from ecom_bench.envs.tracking.references import P_INDIRECT, P_SIMILAR
 from ecom_bench.world import World
 from ecom_bench.world._tooling import ToolBase
@@ -62,8 +62,7 @@ class TrackingEnv(Environment):
                                              "report_order_status")
     final_tool: ClassVar[str | None] = "report_order_status"
     instructions: ClassVar[str] = TRACKING_INSTRUCTIONS
-    policies: ClassVar[dict[str, type]] = {"oracle": TrackingOracle, "heuristic": TrackingHeuristic,
-                                           "random": TrackingRandom}
+    policies = {"oracle": TrackingOracle, "heuristic": TrackingHeuristic, "random": TrackingRandom}
     axes: ClassVar[tuple[EnvAxis, ...]] = (P_INDIRECT, P_SIMILAR)
     journey: ClassVar[JourneyRole | None] = JourneyRole(
         "the tracking answer tool",

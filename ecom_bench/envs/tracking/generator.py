@@ -14,6 +14,7 @@ import random
 from ecom_bench._seeding import derive_seed, seeded_rng
 from ecom_bench.catalog.naming import product_noun
 from ecom_bench.difficulty import Difficulty
+from ecom_bench.domains.orders.book import OrderBook
 from ecom_bench.envs.base import SubTask
 from ecom_bench.envs.tracking.goal import TrackingGoal
 from ecom_bench.envs.tracking.references import (
@@ -27,8 +28,9 @@ from ecom_bench.envs.tracking.references import (
 from ecom_bench.envs.tracking.user import TrackingUser
 from ecom_bench.users.base import Disclosure
 from ecom_bench.world import World
-from ecom_bench.world.order_history import STATUS_AGE_DAYS, GroupProcess, MemberPlan, build_order_history
-from ecom_bench.world.orders import OrderReference, OrderStatus, RefKind
+from ecom_bench.domains.orders.history import STATUS_AGE_DAYS, GroupProcess, MemberPlan, build_order_history
+from ecom_bench.domains.orders.records import OrderStatus
+from ecom_bench.domains.orders.references import OrderReference, RefKind
 
 #: Status weights of every group order (orders in motion are what customers ask about most).
 STATUS_WEIGHTS = {OrderStatus.CONFIRMED: 1.0, OrderStatus.SHIPPED: 1.0, OrderStatus.IN_TRANSIT: 1.5,
@@ -74,7 +76,7 @@ def build_tracking(world: World, seed: int, difficulty: Difficulty, intent: int 
         partial = phrase_reference(OrderReference(RefKind.NOUN, leaf, ""), noun, world.now, date_style)
     goal = TrackingGoal(order_id=target.order_id, status=target.status.value, reference=ref.to_dict(),
                         reference_text=reference_text, n_recent=len(history.recent_set),
-                        n_orders=len(world.orders))
+                        n_orders=len(world.state(OrderBook).orders))
     protect = frozenset({reference_text, partial, target.order_id, *alternates})
     # "where the jeans I ordered are": references headed by the product's kind agree with its noun
     partial_kind = RefKind.ORDER_ID if ref.kind is RefKind.ORDER_ID else RefKind.NOUN

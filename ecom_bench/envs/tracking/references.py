@@ -1,6 +1,6 @@
 """How a customer refers to one of their orders, shared by E_TRACK and E_RETURN users.
 
-A reference is an `OrderReference` (world.orders) picked at build time among those
+A reference is an `OrderReference` (domains.orders) picked at build time among those
 that match exactly one order line of the whole account; this module only phrases it
 and holds what both customers share on top of `users.Customer`: how they react to
 order ids the agent names, and a second description when asked again.
@@ -14,18 +14,13 @@ import re
 from datetime import date, datetime
 
 from ecom_bench.difficulty import Difficulty
+from ecom_bench.domains.orders.book import OrderBook
 from ecom_bench.envs.base import EnvAxis
 from ecom_bench.users import Customer, UserAct, UserMessage, is_request, render
 from ecom_bench.users.base import Disclosure
 from ecom_bench.world import World
-from ecom_bench.world.orders import (
-    Order,
-    OrderLine,
-    OrderReference,
-    RefKind,
-    matching_lines,
-    unique_references,
-)
+from ecom_bench.domains.orders.records import Order, OrderLine
+from ecom_bench.domains.orders.references import OrderReference, RefKind, matching_lines, unique_references
 
 ORDER_ID_RE = re.compile(r"\bORD-\d{6}\b", re.IGNORECASE)
 
@@ -168,10 +163,10 @@ DESCRIPTIVE_KINDS = (RefKind.TITLE, RefKind.BRAND, RefKind.DATE, RefKind.NOTE, R
 def choose_reference(world: World, order: Order, line: OrderLine, indirect: bool,
                      rng: random.Random) -> OrderReference:
     """The order id, or a description that matches exactly this line in the whole account."""
-    refs = unique_references(world.orders, order, line, world.catalog)
+    refs = unique_references(world.state(OrderBook).orders, order, line, world.catalog)
     options = [r for r in refs if r.kind in DESCRIPTIVE_KINDS] if indirect else []
     ref = rng.choice(options) if options else next(r for r in refs if r.kind is RefKind.ORDER_ID)
-    hits = matching_lines(world.orders, ref, world.catalog)
+    hits = matching_lines(world.state(OrderBook).orders, ref, world.catalog)
     assert {o.order_id for o, _ in hits} == {order.order_id}, f"reference {ref} is ambiguous"
     return ref
 
@@ -180,7 +175,7 @@ def alternate_phrases(world: World, order: Order, line: OrderLine, chosen: Order
                       date_style: str, rng: random.Random) -> tuple[str, ...]:
     """The other descriptions that pick out exactly this line (shuffled): what the customer adds
     when asked again, instead of repeating the same words."""
-    refs = [r for r in unique_references(world.orders, order, line, world.catalog)
+    refs = [r for r in unique_references(world.state(OrderBook).orders, order, line, world.catalog)
             if r.kind in DESCRIPTIVE_KINDS and r != chosen]
     rng.shuffle(refs)
     return tuple(phrase_reference(r, noun, world.now, date_style) for r in refs)

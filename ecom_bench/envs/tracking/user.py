@@ -18,7 +18,7 @@ from ecom_bench.envs.tracking.references import OrderUserBase
 from ecom_bench.users import UserAct, UserMessage, is_request, render
 from ecom_bench.users.base import Disclosure
 from ecom_bench.world import World
-from ecom_bench.world.orders import RefKind
+from ecom_bench.domains.orders.references import RefKind
 
 GREETINGS = ("Hi!", "Hello,", "Hey there.", "Hi there,", "")
 ASKS = ("Could you check the status of {ref}?", "What's happening with {ref}? I'd like to know its status.",

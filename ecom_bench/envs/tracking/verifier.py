@@ -9,7 +9,7 @@ from __future__ import annotations
 from ecom_bench.envs.base import SubTask, Verdict
 from ecom_bench.envs.tracking.goal import TrackingGoal
 from ecom_bench.world import World
-from ecom_bench.world.order_history import find_order
+from ecom_bench.domains.orders.book import find_order
 
 
 def verify_tracking(task: SubTask, world: World, answer: dict | None) -> Verdict:

@@ -1,6 +1,6 @@
 """Store-policy tools (E_POLICY): search the policy documents, read one, answer a question.
 
-The answer is free text, read once by `policy_answer.read_policy_answer` against the
+The answer is free text, read once by `answers.read_policy_answer` against the
 question being asked (the kind and unit of answer it wants), so the tool's validation and
 the verifier agree on what "$12.50", "two weeks" or "store credit, not a full refund" mean.
 The tool says what it recorded, in words; an answer it cannot read as one answer (none, two,
@@ -9,9 +9,10 @@ a range) is refused with the reason, and the agent answers again.
 
 from __future__ import annotations
 
+from ecom_bench.domains.policy.answers import AnswerRefused, read_policy_answer
+from ecom_bench.domains.policy.rulebook import Rulebook
+from ecom_bench.domains.policy.rules import PolicyQuestion, PolicyRule
 from ecom_bench.world._tooling import MAX_QUERY_CHARS, ToolBase, ToolError, _json, tool_method
-from ecom_bench.world.policy import PolicyKB, PolicyQuestion, PolicyRule
-from ecom_bench.world.tools.policy_answer import AnswerRefused, read_policy_answer
 
 MAX_ANSWER_CHARS = 1000
 
@@ -19,10 +20,11 @@ MAX_ANSWER_CHARS = 1000
 class PolicyTools(ToolBase):
     """Store-policy tools (E_POLICY)."""
 
-    def _kb(self) -> PolicyKB:
-        if self.world.policy_kb is None or not len(self.world.policy_kb):
+    def _rulebook(self) -> Rulebook:
+        rulebook = self.world.state(Rulebook)
+        if not len(rulebook):
             raise ToolError("This store has no policy documents.")
-        return self.world.policy_kb
+        return rulebook
 
     def _policy_doc(self, rule: PolicyRule) -> dict[str, str]:
         self._see(rule.rule_id)
@@ -42,7 +44,7 @@ class PolicyTools(ToolBase):
             raise ToolError("query must not be empty; describe the policy you need, e.g. 'restocking fee toys'")
         if len(query) > MAX_QUERY_CHARS:
             raise ToolError(f"query is too long ({len(query)} characters, at most {MAX_QUERY_CHARS})")
-        results = [self._policy_doc(r) for r in self._kb().search(query)]
+        results = [self._policy_doc(r) for r in self._rulebook().search(query)]
         return _json({"results": results, "count": len(results)})
 
     @tool_method("read")
@@ -52,15 +54,14 @@ class PolicyTools(ToolBase):
         Args:
             rule_id: The rule id, as returned by policy_search (e.g. "SHIP-1234").
         """
-        rule = self._kb().get(rule_id)
+        rule = self._rulebook().get(rule_id)
         if rule is None:
             raise ToolError(f"No policy document with id {rule_id!r}. Use policy_search to find rule ids.")
         return _json(self._policy_doc(rule))
 
     def _question(self) -> PolicyQuestion | None:
         """The question of the request being served (None: not a policy request, any kind of answer goes)."""
-        kb = self.world.policy_kb
-        return kb.questions.get(self.world.intent) if kb is not None else None
+        return self.world.state(Rulebook).questions.get(self.world.intent)
 
     @tool_method("final")
     def answer_policy_question(self, answer: str) -> str:

@@ -1,4 +1,4 @@
-"""Turn the core toolkit's specs into Inspect `ToolDef`s bound to one episode.
+"""Inspect tools generated from the core toolkit, bound to one episode (tools are defined once, in the core).
 
 The schema, name and description come from the core `ToolSpec`. Our solver steps the
 episode itself and only shows the model these schemas; run by another solver, each

@@ -1,17 +1,18 @@
-"""Order, tracking and return tools (E_TRACK, E_RETURN), over `ecom_bench.world.orders`.
+"""Order, tracking and return tools (E_TRACK, E_RETURN), over the world's `OrderBook`.
 
-The store's rules (return windows, eligibility, fees) live in `world.orders` and
-`world.order_history`, so the tools enforce exactly what the verifiers score.
+The store's rules (return windows, fees: `records.py`; the return check: `eligibility.py`) are
+the ones the generators and verifiers apply, so the tools enforce exactly what the verifiers score.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from enum import Enum
+from typing import Any, TypeVar
 
 from ecom_bench.catalog.naming import short_name, short_name_at
-from ecom_bench.world._tooling import ToolBase, ToolError, _json, tool_method
-from ecom_bench.world.order_history import check_eligibility, find_order, next_return_id, returns_of
-from ecom_bench.world.orders import (
+from ecom_bench.domains.orders.book import OrderBook, find_order, next_return_id, returns_of
+from ecom_bench.domains.orders.eligibility import check_eligibility
+from ecom_bench.domains.orders.records import (
     REASON_DESCRIPTIONS,
     RETURN_FEES,
     SELLER_FAULT_REASONS,
@@ -25,6 +26,7 @@ from ecom_bench.world.orders import (
     line_row,
     return_fee,
 )
+from ecom_bench.world._tooling import ToolBase, ToolError, _json, tool_method
 
 RETURN_OUTCOMES = ("return_started", "exchange_started", "not_eligible")
 
@@ -34,7 +36,10 @@ def _norm_id(value: str | None) -> str | None:
     return value.strip().upper() if value else value
 
 
-def _choice(value: str, enum_cls: type, what: str) -> Any:
+_E = TypeVar("_E", bound=Enum)
+
+
+def _choice(value: str, enum_cls: type[_E], what: str) -> _E:
     key = value.strip().lower().replace("-", "_").replace(" ", "_")
     try:
         return enum_cls(key)
@@ -84,7 +89,7 @@ class OrderTools(ToolBase):
     @tool_method("read")
     def order_list(self) -> str:
         """List all of this customer's orders, newest first: id, date placed, status, note, items and each item's category."""
-        orders = sorted(self.world.orders, key=lambda o: o.placed_at, reverse=True)
+        orders = sorted(self.world.state(OrderBook).orders, key=lambda o: o.placed_at, reverse=True)
         out = []
         for o in orders:
             self._see(o.order_id)
@@ -172,7 +177,7 @@ class OrderTools(ToolBase):
         record = ReturnRecord(next_return_id(self.world), o.order_id, ln.line_id, ln.product_id, ln.variant_id,
                               ln.quantity, kind, reason, method, fee, refund, self.world.now, new_variant_id,
                               intent=self.world.intent)
-        self.world.returns.append(record)
+        self.world.state(OrderBook).returns.append(record)
         self._see(record.return_id)
         return record
 

@@ -3,7 +3,7 @@
 `PolicyOracle` reads the hidden goal, retrieves the target rule with policy_search (so
 its document was shown) and submits the goal's answer. `PolicyHeuristic` is an honest
 reader: it searches with the customer's situation and question, picks the result whose
-scope and title match the customer's message, parses the rule's text (not the KB: the start amount, with its rate per unit of the
+scope and title match the customer's message, parses the rule's text (not the rule book: the start amount, with its rate per unit of the
 customer's amount, every clause, the floor and rounding), reads
 the facts it needs from the customer's messages with exact keyword rules, asks one plain
 question for those the rule needs and the customer has not stated (naming them as the
@@ -24,7 +24,8 @@ from typing import Any
 from ecom_bench._seeding import derive_seed, seeded_rng
 from ecom_bench.conversation import AgentAction, EpisodeStatus, Message, ToolCallRequest, tool_results
 from ecom_bench.world._tooling import MAX_QUERY_CHARS
-from ecom_bench.world.policy import SLOTS, tokens
+from ecom_bench.domains.policy.rulebook import tokens
+from ecom_bench.domains.policy.rules import SLOTS
 
 SEARCH_TOOLS = ("policy_search", "policy_get")
 FINAL = "answer_policy_question"
@@ -189,7 +190,7 @@ def read_rule(doc: str) -> _ReadRule | None:
 def _fact(key: str, user_texts: list[str]) -> Any:
     """The customer's latest statement of a fact, read with exact cues (None if not found)."""
     slot = SLOTS[key]
-    found = None
+    found: str | float | None = None
     for text in user_texts:
         low = text.lower()
         if slot.is_choice:

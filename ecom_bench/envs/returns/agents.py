@@ -20,7 +20,7 @@ from typing import Any
 from ecom_bench._seeding import seeded_rng
 from ecom_bench.conversation import AgentAction, EpisodeStatus, Message, tool_results
 from ecom_bench.users import says
-from ecom_bench.envs.tracking.policies import (
+from ecom_bench.envs.tracking.agents import (
     asked_before,
     call,
     follow_plan,
@@ -160,6 +160,7 @@ class ReturnsHeuristic:
         if gaps and asked < self.max_asks:
             return AgentAction(text="Could you tell me " + ", ".join(gaps[:-1]) + (" and " if len(gaps) > 1 else "")
                                + gaps[-1] + "?")
+        assert oid is not None, "an order is settled once no question is left to ask"
         if line is None:
             line = rows[oid]["lines"][0]
         reason, method = reason or "changed_mind", method or "drop_off"

@@ -1,4 +1,4 @@
-"""The store-policy knowledge base (E_POLICY): generated rules, their documents, their answers.
+"""The store's policy rules (E_POLICY): the rule model, its documents, its answers, the questions.
 
 A `PolicyRule` is data with one meaning: a *family* (what it sets: a shipping fee, a
 return window, a return resolution, ...), a *scope* (the region, department or channel
@@ -13,6 +13,7 @@ plus 0.13 days per dollar of the item price"; or a share: "15% of the item price
 then apply every clause in order; each clause has an
 effect on both branches ("if the package weighs at least 20 lb, add $8.00; otherwise
 add $2.00"), so every clause must be read and its condition evaluated. `make_rule`
+(`generator.py`)
 draws a rule *together with* a situation and keeps it only when flipping or skipping
 any single clause (or all of them) moves the answer by at least `MIN_CLAUSE_EFFECT`
 (far outside the success tolerance), which is what makes B_branch a real axis.
@@ -34,14 +35,11 @@ from __future__ import annotations
 
 import math
 import random
-import re
-from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Literal
 
 #: A clause may not be skippable: flipping or skipping it moves the answer at least this much.
 MIN_CLAUSE_EFFECT = 0.05
-SEARCH_RESULTS = 3
 
 
 # ------------------------------------------------------------------ slots
@@ -308,7 +306,7 @@ FAMILIES: dict[str, Family] = {f.key: f for f in (
                      "parts only", "not covered", "exchange at store")),
 )}
 
-#: Every categorical answer option of the store's policies (what a final answer may name).
+#: Every categorical answer option of the store's rules (what a final answer may name).
 OUTCOMES: tuple[str, ...] = tuple(dict.fromkeys(o for f in FAMILIES.values() for o in f.outcomes))
 
 
@@ -353,7 +351,12 @@ class Effect:
             return value * (1 - self.amount / 100)
         if self.op == "percent_more":
             return value * (1 + self.amount / 100)
-        return value + self.amount * float(situation[self.slot])  # per_unit
+        return value + self.amount * float(situation[self._per_slot()])  # per_unit
+
+    def _per_slot(self) -> str:
+        if self.slot is None:
+            raise ValueError("a per_unit effect names the slot whose value multiplies its rate")
+        return self.slot
 
     def text(self, unit: str) -> str:
         if self.op == "percent_off":
@@ -361,7 +364,7 @@ class Effect:
         if self.op == "percent_more":
             return f"add {self.amount:g}%"
         if self.op == "per_unit":
-            return f"add {fmt_quantity(unit, self.amount)} {SLOTS[self.slot].per}"
+            return f"add {fmt_quantity(unit, self.amount)} {SLOTS[self._per_slot()].per}"
         return f"{self.op} {fmt_quantity(unit, self.amount)}"
 
 
@@ -507,150 +510,6 @@ class PolicyRule(OfFamily):
         return "\n".join(lines)
 
 
-# -------------------------------------------------------------- generation
-def _nice_money(x: float) -> float:
-    step = 0.25 if x < 10 else 1.0 if x < 100 else 5.0
-    return max(step, round(x / step) * step)
-
-
-def _condition(rng: random.Random, slot: Slot, used: set[tuple]) -> Condition | None:
-    """A condition on `slot` drawn without looking at the customer's value (None: a repeat).
-
-    Why blind: a condition drawn to hold (or fail) for a known value gives itself away by
-    its text ("at least $390" on a $15-$400 range rarely holds; a list of 3 of 4 values
-    always did). Drawn first, with the value drawn after to make it hold or fail, its text
-    says nothing about whether it holds.
-    """
-    if slot.is_choice:
-        size = rng.randint(1, len(slot.choices) - 1)
-        chosen = set(rng.sample(slot.choices, size))
-        cond = Condition(slot.key, "in", values=tuple(c for c in slot.choices if c in chosen))
-    else:
-        op: Literal["at_least", "under"] = rng.choice(("at_least", "under"))
-        cond = Condition(slot.key, op, threshold=rng.choice(slot.thresholds()))
-    key = (cond.slot, cond.op, cond.threshold, cond.values)
-    if key in used:
-        return None
-    used.add(key)
-    return cond
-
-
-def _value(rng: random.Random, slot: Slot, wanted: list[tuple[Condition, bool]]) -> Any:
-    """A value of `slot`, uniform among those giving each condition its wanted truth (None if none does)."""
-    def fits(v: Any) -> bool:
-        return all(c.holds({slot.key: v}) == truth for c, truth in wanted)
-
-    if slot.is_choice:
-        ok = [c for c in slot.choices if fits(c)]
-        return rng.choice(ok) if ok else None
-    if slot.decimals == 0:
-        ok = [v for v in range(int(slot.lo), int(slot.hi) + 1) if fits(v)]
-        return rng.choice(ok) if ok else None
-    a, b = slot.lo, slot.hi
-    for c, truth in wanted:  # the interval the conditions leave: [a, b]
-        if (c.op == "at_least") == truth:
-            a = max(a, c.threshold)
-        else:
-            b = min(b, c.threshold)
-    for _ in range(20):
-        v = round(rng.uniform(a, b), slot.decimals)
-        if a <= v <= b and fits(v):
-            return v
-    return None
-
-
-def _truths(rng: random.Random, fam: Family, n: int) -> list[bool]:
-    """Which clauses hold. Numeric: each at even odds. Categorical (a decision list): the
-    decisive clause, or the default, is drawn uniformly; every clause before it fails and
-    the ones after it hold or not at even odds (they cannot change the answer)."""
-    if fam.kind == "number":
-        return [rng.random() < 0.5 for _ in range(n)]
-    decisive = rng.randint(0, n)  # n: no clause holds, the default decides
-    return [False] * decisive + [True] * (decisive < n) + [rng.random() < 0.5 for _ in range(n - decisive - 1)]
-
-
-def _effect(rng: random.Random, unit: str, running: float, slot: Slot, situation: dict[str, Any]) -> Effect:
-    frac = rng.uniform(0.12, 0.5)
-    if unit != "$":  # days and months: whole units
-        n = max(1, round(frac * running))
-        return Effect(rng.choice(("add", "subtract")), float(n))
-    ops: list[EffectOp] = ["add", "subtract", "percent_off", "percent_more"]
-    if slot.per and slot.unit != "$" and float(situation[slot.key]) >= 1:  # "per dollar": starts only
-        ops.append("per_unit")
-    op = rng.choice(ops)
-    if op in ("percent_off", "percent_more"):
-        return Effect(op, float(rng.choice((10, 15, 20, 25, 30, 40))))
-    if op == "per_unit":
-        rate = max(0.05, round(frac * max(running, 5) / float(situation[slot.key]) / 0.05) * 0.05)
-        return Effect(op, round(rate, 2), slot.key)
-    return Effect(op, _nice_money(frac * max(running, 5)))
-
-
-def make_rule(rng: random.Random, family: str, scope: str, n_clauses: int, rule_id: str,
-              *, max_attempts: int = 400) -> tuple[PolicyRule, dict[str, Any]]:
-    """A rule of `family` for `scope` with `n_clauses` clauses, and a situation whose answer
-    depends on every clause it must (see the module docstring). Deterministic given `rng`."""
-    fam = FAMILIES[family]
-    if fam.max_clauses is not None and n_clauses > fam.max_clauses:
-        raise ValueError(f"{family} rules hold at most {fam.max_clauses} clauses, asked for {n_clauses}")
-    for _ in range(max_attempts):
-        pool = list(fam.pool)
-        rng.shuffle(pool)
-        keys = pool[:n_clauses] + [rng.choice(fam.pool) for _ in range(n_clauses - len(pool))]
-        drawn = _draw_rule(rng, fam, scope, keys, rule_id)
-        if drawn is not None and drawn[0].depends_on_every_clause(drawn[1]):
-            return drawn
-    raise RuntimeError(f"could not draw a {family} rule with {n_clauses} clauses")
-
-
-def _draw_rule(rng: random.Random, fam: Family, scope: str, keys: list[str],
-               rule_id: str) -> tuple[PolicyRule, dict[str, Any]] | None:
-    """Conditions first (blind), then which hold, then the customer's values that make them so."""
-    used: set[tuple] = set()
-    conditions: list[Condition] = []
-    for k in keys:
-        cond = next((c for _ in range(10) if (c := _condition(rng, SLOTS[k], used)) is not None), None)
-        if cond is None:
-            return None
-        conditions.append(cond)
-    truths = _truths(rng, fam, len(keys))
-    situation: dict[str, Any] = {fam.scope: scope}
-    for k in dict.fromkeys(([fam.amount_slot] if fam.amount_slot else []) + keys):
-        # The first condition on a slot gets its drawn truth; a slot read twice (only when a
-        # numeric rule has more clauses than its family has slots) decides the later ones.
-        first = next(([(c, t)] for c, t in zip(conditions, truths) if c.slot == k), [])
-        value = _value(rng, SLOTS[k], first)
-        if value is None:
-            return None
-        situation[k] = value
-    truths = [c.holds(situation) for c in conditions]
-    if fam.kind == "choice":
-        labels = rng.sample(fam.outcomes, len(keys) + 1)
-        clauses = tuple(Clause(c, outcome=o) for c, o in zip(conditions, labels))
-        return PolicyRule(rule_id, fam.key, scope, clauses, default=labels[-1]), situation
-    rate = 0.0
-    if fam.base_slot:
-        base = float(rng.randint(*fam.base_pct))
-    elif fam.unit == "$":
-        base = rng.randint(int(fam.base[0]), int(fam.base[1])) + 0.99
-    else:
-        base = float(rng.randint(int(fam.base[0]), int(fam.base[1])))
-    if fam.rate_slot:
-        lo, hi, step = fam.rate
-        rate = round(lo + step * rng.randint(0, round((hi - lo) / step)), 4)
-    running = PolicyRule(rule_id, fam.key, scope, (), base=base, rate=rate).start(situation)
-    minimum = 1.0 if fam.unit == "$" else fam.floor + 1
-    clauses = []
-    for cond, holds in zip(conditions, truths):
-        slot = SLOTS[cond.slot]
-        then, otherwise = (_effect(rng, fam.unit, running, slot, situation) for _ in range(2))
-        running = (then if holds else otherwise).apply(running, situation)
-        if running < minimum:
-            return None
-        clauses.append(Clause(cond, then, otherwise))
-    return PolicyRule(rule_id, fam.key, scope, tuple(clauses), base=base, rate=rate), situation
-
-
 # -------------------------------------------------------- the questions
 @dataclass(frozen=True)
 class PolicyQuestion(OfFamily):
@@ -658,7 +517,7 @@ class PolicyQuestion(OfFamily):
 
     Holds no answer. The customer's question names its topic and the customer states any fact
     asked for, so nothing here is hidden from the agent: the answer tool reads a free-text
-    answer against it (`world.tools.policy_answer`), to tell the answer from the facts around it.
+    answer against it (`answers.py`), to tell the answer from the facts around it.
     """
 
     family: str
@@ -684,78 +543,3 @@ class PolicyQuestion(OfFamily):
             else:
                 out.append((slot.unit if slot.unit in ("$", "day", "month") else "other", float(value)))
         return out
-
-
-# -------------------------------------------------------------- the KB
-_TOKEN = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
-
-
-def tokens(text: str) -> list[str]:
-    """Lower-cased words with a light suffix strip ("shipping" ~ "ship", "fees" ~ "fee")."""
-    out = []
-    for w in _TOKEN.findall(text.lower()):
-        for suffix in ("ing", "es", "ed", "s"):
-            if len(w) > len(suffix) + 3 and w.endswith(suffix):
-                w = w[: -len(suffix)]
-                break
-        out.append(w)
-    return out
-
-
-@dataclass
-class PolicyKB:
-    """The store's policy documents of one world (several envs of a journey may add to it), and
-    the question each policy request asks (what kind of answer it wants)."""
-
-    rules: dict[str, PolicyRule] = field(default_factory=dict)
-    #: The question each policy request of the world asks, by its intent (a journey may hold several).
-    questions: dict[int, PolicyQuestion] = field(default_factory=dict)
-
-    def __len__(self) -> int:
-        return len(self.rules)
-
-    def add(self, rule: PolicyRule) -> None:
-        if rule.rule_id in self.rules:
-            raise ValueError(f"duplicate policy rule id {rule.rule_id}")
-        self.rules[rule.rule_id] = rule
-
-    def get(self, rule_id: str) -> PolicyRule | None:
-        return self.rules.get(rule_id.strip().upper())
-
-    def covers(self, family: str, scope: str) -> bool:
-        return any(r.family == family and r.scope == scope for r in self.rules.values())
-
-    def new_rule_id(self, family: str, rng: random.Random) -> str:
-        while True:
-            rule_id = f"{FAMILIES[family].code}-{rng.randint(1000, 9999)}"
-            if rule_id not in self.rules:
-                return rule_id
-
-    def search(self, query: str, k: int = SEARCH_RESULTS) -> list[PolicyRule]:
-        """BM25 over the documents (k1 = 1.2, b = 0.75); a rule id named in the query ranks first.
-
-        Deterministic: ties break by rule id. Documents sharing no word with the query are left out.
-        """
-        ids = {w.upper() for w in re.findall(r"[A-Za-z]+-\d+", query)}
-        docs = {rid: Counter(tokens(r.document())) for rid, r in sorted(self.rules.items())}
-        if not docs:
-            return []
-        n = len(docs)
-        avg = sum(sum(c.values()) for c in docs.values()) / n
-        df: Counter[str] = Counter(w for c in docs.values() for w in c)
-        q = set(tokens(query))
-        scores: dict[str, float] = {}
-        for rid, c in docs.items():
-            length = sum(c.values())
-            s = 0.0
-            for w in q:
-                tf = c.get(w, 0)
-                if tf:
-                    idf = math.log(1 + (n - df[w] + 0.5) / (df[w] + 0.5))
-                    s += idf * tf * 2.2 / (tf + 1.2 * (0.25 + 0.75 * length / avg))
-            if rid in ids:
-                s += 1e6
-            if s > 0:
-                scores[rid] = s
-        ranked = sorted(scores, key=lambda rid: (-scores[rid], rid))
-        return [self.rules[rid] for rid in ranked[:k]]

@@ -152,9 +152,7 @@ def mentioned_dates(text: str, today: date | None) -> set[tuple[int, int]]:
 
 def mentioned_ordinal(text: str) -> int | None:
     """The place in time the customer named (0 = oldest, -1 = most recent), if any."""
-    m = None
-    for m in _ORDINAL.finditer(text.lower()):
-        pass
+    m = next(reversed(list(_ORDINAL.finditer(text.lower()))), None)  # the last one named
     if m is None:
         return None
     nth = _NTH[m.group(1)]
@@ -198,7 +196,7 @@ def item_labels(row: dict[str, Any]) -> list[str]:
         return labels
     items = list(row.get("items", []))
     kinds = list(row.get("categories", [])) + [""] * len(items)
-    return [f"{item} {kind}".strip() for item, kind in zip(items, kinds)]
+    return [f"{item} {kind}".strip() for item, kind in zip(items, kinds, strict=False)]  # kinds padded
 
 
 def _overlap(cue: list[str], text: str) -> int:
@@ -271,7 +269,7 @@ class TrackingHeuristic:
         wait = AgentAction(text="Let me look up your orders.")
         ids = said_order_ids(texts)
         if ids:
-            oid = ids[-1]
+            oid: str | None = ids[-1]
             if oid in rows and "status" in rows[oid]:
                 return AgentAction(tool_calls=(call("report_order_status", n, 0, order_id=oid,
                                                     status=rows[oid]["status"]),))

@@ -35,10 +35,11 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable
+from itertools import pairwise
 from dataclasses import dataclass, replace
 from typing import Any
 
-from ecom_bench.world.policy import OUTCOMES, PolicyQuestion
+from ecom_bench.domains.policy.rules import OUTCOMES, PolicyQuestion
 
 
 class AnswerRefused(ValueError):
@@ -365,7 +366,7 @@ def _alternatives(t: str, mentions: list[_Mention], facts: list[tuple[str, float
     offered = [m for m in mentions if m.dim == "option" or not _is_fact(m, facts)]
     for group, loose in ((mentions, False), (offered, True)):
         ordered = sorted(group, key=lambda m: m.start)
-        for a, b in zip(ordered, ordered[1:]):
+        for a, b in pairwise(ordered):
             between = t[a.end:b.start]
             if not _same(a.value, b.value) and (_JOINED.fullmatch(between) or loose and (
                     hedged or re.search(r"\bor\b(?! so\b| not\b)", between))):

@@ -6,7 +6,7 @@ import re
 from typing import Any
 
 from ecom_bench.envs._ranking import RecommendOracle, RecommendRandom
-from ecom_bench.envs.discovery.policies import RankingHeuristic, Wants
+from ecom_bench.envs.discovery.agents import RankingHeuristic, Wants
 
 # The original's name is never noised: the run of capitalised words (and figures: "Levi's 505",
 # "Mr. Coffee 12-Cup") after "the" / "usual".

@@ -1,9 +1,8 @@
-"""A customer's order history inside one `World`: look-ups, the return check, the generator.
+"""The generator of a customer's order history: `build_order_history`, the one generator of
+look-alike histories that E_TRACK, E_RETURN and E_JOURNEY share.
 
-The records and the store's rules are `world/orders.py`; this module reads and writes a
-world's `orders` and `returns`: finding an order or a line's returns, the return rule
-applied at `world.now` (`check_eligibility`), and `build_order_history`, the one generator
-of look-alike histories that E_TRACK, E_RETURN and E_JOURNEY share.
+It writes the orders (and the returns made before the conversation) into the world's
+`OrderBook` (`book.py`); the records and the store's rules are `records.py`.
 """
 
 from __future__ import annotations
@@ -11,15 +10,15 @@ from __future__ import annotations
 import math
 import random
 from dataclasses import dataclass, field
-from datetime import date, datetime, time, timedelta
+from datetime import datetime, time, timedelta
 from typing import ClassVar
 
 import numpy as np
 
 from ecom_bench.catalog import Catalog, CatalogTooSparse, draws
 from ecom_bench.catalog.lookups import catalog_lookups
-from ecom_bench.world.orders import (
-    DEFAULT_RETURN_WINDOW_DAYS,
+from ecom_bench.domains.orders.book import OrderBook, next_return_id
+from ecom_bench.domains.orders.records import (
     Order,
     OrderLine,
     OrderStatus,
@@ -28,68 +27,9 @@ from ecom_bench.world.orders import (
     ReturnRecord,
     line_leaf,
     return_fee,
-    return_window_days,
 )
 from ecom_bench.world.state import World
 
-
-def find_order(world: World, order_id: str) -> Order | None:
-    return next((o for o in world.orders if o.order_id == order_id), None)
-
-
-def returns_of(world: World, line_id: str) -> list[ReturnRecord]:
-    return [r for r in world.returns if r.line_id == line_id]
-
-
-def next_return_id(world: World) -> str:
-    taken = {r.return_id for r in world.returns}
-    n = len(world.returns) + 1
-    while f"RET-{n:05d}" in taken:
-        n += 1
-    return f"RET-{n:05d}"
-
-
-# --------------------------------------------------------------- eligibility
-@dataclass(frozen=True)
-class Eligibility:
-    eligible: bool
-    reason: str  # why (readable, for the tool result and the verifier's explanation)
-    window_days: int | None
-    days_since_delivery: int | None
-    last_day: date | None
-
-    @property
-    def code(self) -> str:
-        return self.reason.split(":", 1)[0]
-
-
-def check_eligibility(world: World, order: Order, line: OrderLine) -> Eligibility:
-    """The store's return rule (`world/orders.py`) for one order line at `world.now`."""
-    product = world.product(line.product_id)
-    window = return_window_days(product) if product is not None else DEFAULT_RETURN_WINDOW_DAYS
-    title = product.title if product else line.product_id
-    if order.status is not OrderStatus.DELIVERED or order.delivered_at is None:
-        what = "was cancelled, so there is nothing to return" if order.status is OrderStatus.CANCELLED else \
-            f"has not been delivered yet (status: {order.status.value}); items can be returned once delivered"
-        return Eligibility(False, f"not_delivered: order {order.order_id} {what}.", window, None, None)
-    days = (world.now.date() - order.delivered_at.date()).days
-    if window is None:
-        return Eligibility(False, f"final_sale: {title} is a final-sale item ({product.top_category}) "
-                           "and cannot be returned.", None, days, None)
-    last_day = order.delivered_at.date() + timedelta(days=window)
-    previous = returns_of(world, line.line_id)
-    if previous:
-        return Eligibility(False, f"already_returned: line {line.line_id} already has a {previous[0].kind} "
-                           f"({previous[0].return_id}).", window, days, last_day)
-    if days > window:
-        return Eligibility(False, f"window_closed: the {window}-day return window ended on {last_day.isoformat()} "
-                           f"(delivered {order.delivered_at.date().isoformat()}, {days} days ago).",
-                           window, days, last_day)
-    return Eligibility(True, f"eligible: delivered {days} day(s) ago, within the {window}-day window "
-                       f"(last day {last_day.isoformat()}).", window, days, last_day)
-
-
-# ----------------------------------------------------------------- generator
 CARRIERS = ("UPS", "FedEx", "USPS", "DHL")
 NOTES = ("gift for Mom", "for the office", "for our camping trip", "for my nephew's birthday",
          "for the new apartment", "gift for Dad", "for the holidays", "for my sister's wedding",
@@ -237,7 +177,7 @@ class _Builder:
 
     def __init__(self, world: World, rng: random.Random) -> None:
         self.world, self.rng = world, rng
-        self.taken = {o.order_id for o in world.orders}
+        self.taken = {o.order_id for o in world.state(OrderBook).orders}
         self.today = world.now.date()
 
     def at(self, days_ago: int, lo_hour: int = 7, hi_hour: int = 22) -> datetime:
@@ -275,7 +215,7 @@ class _Builder:
                 transit = rng.randint(2, min(6, placed_days_ago))
                 delivered_days_ago = placed_days_ago - transit
             order.delivered_at = self.at(delivered_days_ago, 9, 19)
-        self.world.orders.append(order)
+        self.world.state(OrderBook).orders.append(order)
         return order
 
     def returned(self, order: Order, line: OrderLine) -> None:
@@ -285,7 +225,7 @@ class _Builder:
         reason, method = rng.choice(list(ReturnReason)), rng.choice(list(ReturnMethod))
         fee = return_fee(reason, method)
         created = order.delivered_at.replace(hour=10) + (self.world.now - order.delivered_at) / 2
-        self.world.returns.append(ReturnRecord(next_return_id(self.world), order.order_id, line.line_id,
+        self.world.state(OrderBook).returns.append(ReturnRecord(next_return_id(self.world), order.order_id, line.line_id,
                                                line.product_id, line.variant_id, line.quantity, "return", reason,
                                                method, fee, round(line.unit_price * line.quantity - fee, 2), created))
 
@@ -304,15 +244,15 @@ def _leaves_of(world: World, orders: list[Order]) -> set[str]:
 
 def free_leaves(world: World, catalog: Catalog) -> list[str]:
     """Leaf categories no order in the world uses yet."""
-    used = _leaves_of(world, world.orders)
+    used = _leaves_of(world, world.state(OrderBook).orders)
     leaves = _leaf_rows(catalog)
     return sorted(set(leaves) - used) or sorted(leaves)
 
 
 def background_leaves(world: World, rng: random.Random) -> list[str]:
     """The world's background leaves: those its earlier builds' background used, topped up to BACKGROUND_LEAVES."""
-    groups = {o.group_leaf for o in world.orders if o.group_leaf}
-    leaves = sorted(_leaves_of(world, world.orders) - groups)
+    groups = {o.group_leaf for o in world.state(OrderBook).orders if o.group_leaf}
+    leaves = sorted(_leaves_of(world, world.state(OrderBook).orders) - groups)
     if len(leaves) < BACKGROUND_LEAVES:
         free = [lf for lf in sorted(_leaf_rows(world.catalog)) if lf not in groups and lf not in leaves]
         leaves += rng.sample(free, min(len(free), BACKGROUND_LEAVES - len(leaves)))
@@ -376,7 +316,7 @@ def build_order_history(world: World, rng: random.Random, process: GroupProcess,
     b = _Builder(world, rng)
     n = max(1, n_recent)
     background = background_leaves(world, rng)
-    taken = _leaves_of(world, world.orders) | set(background)
+    taken = _leaves_of(world, world.state(OrderBook).orders) | set(background)
     by_leaf = _leaf_rows(catalog)
     free = [lf for lf in sorted(by_leaf) if lf not in taken]
     groups: list[tuple[str, list[int]]] = []
@@ -409,12 +349,12 @@ def build_order_history(world: World, rng: random.Random, process: GroupProcess,
     history = OrderHistory(target=None, target_line=None, groups=[[] for _ in groups])  # type: ignore[arg-type]
     leads: dict[str, OrderLine] = {}
     for g, row, plan in members:
-        rows = [row]
+        line_rows = [row]
         for _ in range(plan.extra_lines):
-            rows.append(background_product(rows))
-        lead = rng.randrange(len(rows)) if process.random_line_position else 0
-        rows[0], rows[lead] = rows[lead], rows[0]
-        order = b.order(rows, plan.status, plan.placed_days_ago, delivered_days_ago=plan.delivered_days_ago,
+            line_rows.append(background_product(line_rows))
+        lead = rng.randrange(len(line_rows)) if process.random_line_position else 0
+        line_rows[0], line_rows[lead] = line_rows[lead], line_rows[0]
+        order = b.order(line_rows, plan.status, plan.placed_days_ago, delivered_days_ago=plan.delivered_days_ago,
                         note=rng.choice(NOTES) if rng.random() < NOTE_SHARE else None, lead=lead,
                         lead_variant=plan.variant_id, lead_quantity=plan.quantity)
         order.group_leaf = groups[g][0]
@@ -439,6 +379,17 @@ def build_order_history(world: World, rng: random.Random, process: GroupProcess,
     return history
 
 
-__all__ = ["CARRIERS", "Eligibility", "GroupProcess", "MemberPlan", "NOTES", "OrderHistory", "STATUS_AGE_DAYS",
-           "background_leaves", "build_order_history", "check_eligibility", "find_order", "free_leaves",
-           "group_count", "next_return_id", "random_digits", "returns_of", "statuses_for_age"]
+__all__ = [
+    "CARRIERS",
+    "NOTES",
+    "STATUS_AGE_DAYS",
+    "GroupProcess",
+    "MemberPlan",
+    "OrderHistory",
+    "background_leaves",
+    "build_order_history",
+    "free_leaves",
+    "group_count",
+    "random_digits",
+    "statuses_for_age",
+]

@@ -38,7 +38,7 @@ class CartOracle:
         if hidden is None:
             raise ValueError("the oracle needs the hidden goal")
         budget = status.tool_budget
-        calls = [("user_get_visit_history", {})] + [
+        calls: list[tuple[str, dict[str, Any]]] = [("user_get_visit_history", {})] + [
             ("cart_add", {"product_id": t["product_id"], "variant_id": t["variant_id"], "quantity": t["quantity"]})
             for t in hidden["goal"]["targets"]
         ]
@@ -326,10 +326,10 @@ class CartHeuristic:
             if line is not None and _similarity(str(line.get("title", "")), sentence) < 0.8:
                 line = None
             if line is not None and refused:
-                for it in items:
-                    if it.choice and it.choice["product_id"] == line["product_id"]:
-                        it.rejected.add(line["product_id"])
-                        it.choose()
+                for item in items:
+                    if item.choice and item.choice["product_id"] == line["product_id"]:
+                        item.rejected.add(line["product_id"])
+                        item.choose()
                 continue
             it = self._match_item(sentence, items)
             if it is None or it.choice is None:
