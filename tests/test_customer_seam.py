@@ -256,3 +256,16 @@ def test_many_async_episodes_await_their_customers_at_once(context):
         return counter[1]
 
     assert asyncio.run(run()) == 40
+
+
+def test_a_journey_phrasers_context_holds_only_what_was_said(context):
+    """Building a journey records each request's opening for the hidden goal without saying it:
+    the phraser's context never shows a customer line the agent did not read."""
+    phraser = Wrapping()
+    episode = new_episode("journey", 6, 0, 1, context=context, phraser=phraser)
+    run_policy(episode, get_policy("journey", "oracle"))
+    said = {opened[1] if (opened := request_opening(m.text)) else m.text for m in episode.user_messages}
+    for ctx in phraser.contexts:
+        for speaker, text in ctx.conversation:
+            if speaker == "customer":
+                assert " ".join(text.split()) in said, text
