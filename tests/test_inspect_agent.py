@@ -14,6 +14,7 @@ from inspect_ai.log import read_eval_log
 from inspect_ai.solver import system_message
 
 from conftest import TEST_CATALOG_SIZE, score_parts
+from ecom_bench.leaderboard.config import agent_label
 from ecom_bench.scorers import reward_scorers
 from ecom_bench.tasks import cart, ecom_tools, env_task, journey
 
@@ -64,6 +65,8 @@ def test_an_agent_on_a_journey_scores_what_the_built_in_solver_scores(tmp_path, 
     default = _eval(journey(**SMALL), model, tmp_path / "default")
     assert with_agent.status == "success", with_agent.error
     assert _explanations(with_agent) == _explanations(default)
+    # a leaderboard keeps the scaffold apart from the model alone
+    assert agent_label(with_agent.eval).startswith(f"{model} + react[") and agent_label(default.eval) == model
     # the conversation is logged once: the env's system prompt first, react's own prompt not piled up per turn
     for sample in with_agent.samples:
         assert [m.role for m in sample.messages[:2]] == ["system", "user"]
@@ -126,3 +129,8 @@ def test_a_user_model_role_is_refused_from_python(tmp_path):
     log = _eval(cart(**SMALL), "ecom/oracle", tmp_path, model_roles={"user": "ecom/oracle"})
     assert log.status == "error"
     assert "the template customer uses no model" in log.error.message
+
+
+def test_agent_from_the_cli_is_refused():
+    with pytest.raises(ValueError, match="agent must be an Inspect Agent"):
+        cart(**SMALL, agent="react")

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from contextvars import ContextVar
 from dataclasses import dataclass
+from typing import Any
 
 from inspect_ai._util.registry import is_registry_object, registry_info, registry_params
 from inspect_ai.agent import Agent, AgentState
@@ -66,8 +67,12 @@ def ecom_tools() -> ToolSource:
     return _EpisodeTools()
 
 
-def check_agent(agent: Agent) -> None:
-    """Refuse what would loop: react()'s submit tool, whose 'continue' prompt answers every plain-text reply."""
+def check_agent(agent: Any) -> None:
+    """Refuse what is no agent (`-T agent=react` is text) and what would loop: react()'s submit tool,
+    whose 'continue' prompt answers every plain-text reply."""
+    if not callable(agent):
+        raise AgentSetupError(f"agent must be an Inspect Agent, passed to the task function in Python "
+                              f"(`cart(agent=react(...))`), got {agent!r}")
     if not is_registry_object(agent) or registry_info(agent).name != "inspect_ai/react":
         return
     if registry_params(agent).get("submit") is not False:

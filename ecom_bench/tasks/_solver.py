@@ -4,7 +4,8 @@ A thin adapter over the core loop rather than `react()`: each model generation b
 one `AgentAction` for `Episode.step`, and the step's observation (tool results, the
 customer's reply) becomes Inspect messages. Turn counting, the per-turn tool budget,
 the customer's patience, hard fails and the safety cap are the core's, identical to
-the training env's.
+the training env's. With `agent=`, an Inspect agent takes the agent's turns instead
+(`_agent.py`), through the same loop.
 """
 
 from __future__ import annotations
