@@ -111,6 +111,7 @@ def test_missing_catalogue_name_is_named():
     ("cart,,tracking", "has an empty name between commas"),
     (None, "envs must name a collection (C1, C2, C4, C8) or a comma list of environments, got None"),
     (5, "got 5"),
+    (["cart", "discovry"], "unknown environment 'discovry' in envs='cart,discovry'"),
 ])
 def test_collection_envs_fail_fast(envs, message):
     with pytest.raises(ValueError) as e:
@@ -147,6 +148,7 @@ _ST_MESSAGE = ("embedder 'st:nonexistent' could not be loaded" if HAS_ST
     ("cart", "samples=0", "full", "samples must be an integer >= 1, got 0"),
     ("policy", "catalog=/no/such/catalog.parquet", "none", "catalog path does not exist: '/no/such/catalog.parquet'"),
     ("collection", "envs=C9", "full", "unknown environment 'C9'"),
+    ("collection", "envs=cart,discovry", "none", "unknown environment 'discovry' in envs='cart,discovry'"),
     ("collection", "envs=", "none", "envs must name a collection (C1, C2, C4, C8) or a comma list of environments, "
                                     "got None"),
     ("cart", "embedder=st:nonexistent", "full", _ST_MESSAGE),
@@ -308,3 +310,9 @@ def test_cache_path_taken_by_a_directory_still_gives_an_index(tmp_path, caplog):
     with caplog.at_level(logging.WARNING, logger="ecom_bench.catalog.vector_index"):
         vi = load_or_build_index(catalog, emb, kind="flat", cache_dir=tmp_path)
     assert not vi.from_cache and vi.ntotal == len(catalog) and "could not write" in caplog.text
+
+
+def test_collection_takes_envs_as_inspect_splits_them():
+    """`-T envs=cart,policy` reaches the task split at the comma, as a list: the same two envs."""
+    task = tasks.collection(envs=["cart", "policy"], **FAST)
+    assert {s.metadata["env"] for s in task.dataset} == {"cart", "policy"}

@@ -254,6 +254,10 @@ def test_unreadable_and_empty_catalogues_name_the_file(tmp_path, hf_tmp):
     (tmp_path / "garbage.jsonl").write_text("not json at all\n")
     with pytest.raises(ValueError, match=r"could not read catalogue .*garbage.jsonl: ArrowInvalid: JSON parse"):
         load_catalog(tmp_path / "garbage.jsonl", cache_dir=hf_tmp)
+    for name, text in (("empty.jsonl", ""), ("blank.jsonl", "\n\n")):
+        (tmp_path / name).write_text(text)
+        with pytest.raises(ValueError, match=rf"catalogue .*{name} is empty: no products to read"):
+            load_catalog(tmp_path / name, cache_dir=hf_tmp)
     (tmp_path / "fake.parquet").write_bytes(b"PAR1 not really parquet")
     with pytest.raises(ValueError, match=r"could not read catalogue .*fake.parquet: ArrowInvalid"):
         load_catalog(tmp_path / "fake.parquet", cache_dir=hf_tmp)

@@ -474,11 +474,18 @@ def _load_dataset(source: str | Path, split: str, cache_dir: str | os.PathLike[s
     path = Path(source).expanduser()
     if path.exists():
         builder, files = _local_files(path)
+        empty = ValueError(f"catalogue {path} is empty: no products to read")
+        if all(os.path.getsize(f) == 0 for f in files):  # datasets fails on these with a bare StopIteration
+            raise empty
         try:
             return load_dataset(builder, data_files={split: files}, split=split, **kw)
         except (DatasetGenerationError, ArrowException) as e:  # unparseable JSON, not parquet, mixed schemas
             cause = e.__cause__ or e
             raise ValueError(f"could not read catalogue {path}: {type(cause).__name__}: {cause}") from e
+        except ValueError as e:  # after ArrowInvalid, which is a ValueError too
+            if "corresponds to no data" in str(e):  # blank lines only
+                raise empty from e
+            raise
     if _looks_local(source):
         raise FileNotFoundError(f"catalogue source not found: {path}")
     try:

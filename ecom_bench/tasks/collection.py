@@ -43,11 +43,13 @@ def collection(envs: str = "C8", difficulty: int = 0, samples: int = DEFAULT_SAM
     """
     with input_errors():
         reject_unknown_params("collection", unknown, collection)
+        if isinstance(envs, (list, tuple)) and all(isinstance(e, str) for e in envs):
+            envs = ",".join(envs)  # Inspect's `-T envs=cart,policy` arrives split at the commas
         if not isinstance(envs, str):  # `-T envs=` arrives as None, `-T envs=5` as an int
             raise ValueError(f"envs must name a collection ({', '.join(COLLECTIONS)}) or a comma list of "
                              f"environments, got {envs!r}")
         names = resolve_envs(envs)
-        label = str(envs).strip().upper() if str(envs).strip().upper() in COLLECTIONS else "+".join(names)
+        label = envs.strip().upper() if envs.strip().upper() in COLLECTIONS else "+".join(names)
         return build_task(label, difficulty=difficulty, samples=samples, seed=seed, strict=strict, catalog=catalog,
                         catalog_size=catalog_size, catalog_seed=catalog_seed, embedder=embedder, envs=names,
                           agent=agent, user=user)
