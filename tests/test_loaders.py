@@ -402,3 +402,17 @@ def test_a_cached_load_opens_the_mapped_file_and_an_edited_file_is_read_again(tm
         reloaded = load_catalog(src, use_cache=True)
     assert "unreadable" in caplog.text and list(reloaded.products) == list(first.products)
     assert Catalog.open(damaged).fingerprint == first.fingerprint  # rewritten
+
+
+def test_a_mistyped_folder_is_not_looked_up_on_the_hub(tmp_path, hf_tmp, monkeypatch):
+    """"mydata/products" reads as a hub id, but with a folder `mydata` here it is a mistyped path:
+    one line at once, no minutes of hub retries."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "mydata").mkdir()
+
+    def no_hub(*args, **kwargs):
+        raise AssertionError("the hub was asked")
+
+    monkeypatch.setattr("datasets.load_dataset", no_hub)
+    with pytest.raises(FileNotFoundError, match="catalogue source not found: mydata/products"):
+        load_catalog("mydata/products", cache_dir=hf_tmp)

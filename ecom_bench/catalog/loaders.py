@@ -443,6 +443,7 @@ def _looks_local(source: str | Path) -> bool:
         s.startswith(("/", ".", "~", "\\"))
         or Path(s).suffix.lower() in _LOCAL_SUFFIXES
         or _HUB_ID_RE.match(s) is None
+        or Path(s).expanduser().parent.is_dir()  # "mydata/products" with a folder mydata here: a mistyped path
     )
 
 
