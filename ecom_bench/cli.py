@@ -62,13 +62,26 @@ def _int_at_least(minimum: int, maximum: int | None = None) -> Callable[[str], i
 _count, _non_negative, _port = _int_at_least(1), _int_at_least(0), _int_at_least(0, 65535)
 
 
+_INDEX_HELP = "which task of the seed's sequence: 0, 1, ... (default 0)"
+
+
+def _catalog_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--catalog", default="synthetic",
+                   help="'synthetic' (default, offline), 'synthetic:SIZE', a local parquet/jsonl file or folder, "
+                        "or a dataset id")
+    p.add_argument("--catalog-size", type=int, default=None,
+                   help="products in the synthetic catalogue, or the most rows read from a loaded one")
+    p.add_argument("--embedder", default="wordllama",
+                   help="'wordllama' (offline default) or 'st:<model name or local path>'")
+
+
 def _common(p: argparse.ArgumentParser) -> None:
-    p.add_argument("env", choices=env_names())
-    p.add_argument("-d", "--difficulty", type=_level, default=0)
-    p.add_argument("--seed", type=_non_negative, default=0)
-    p.add_argument("--catalog", default="synthetic")
-    p.add_argument("--catalog-size", type=int, default=None)
-    p.add_argument("--embedder", default="wordllama")
+    p.add_argument("env", choices=env_names(), help="the environment (`ecom-bench envs` lists them)")
+    p.add_argument("-d", "--difficulty", type=_level, default=0,
+                   help="difficulty level d >= 0 (default 0; the published scale tops at 12)")
+    p.add_argument("--seed", type=_non_negative, default=0,
+                   help="dataset seed: with the env, -d and the index it fixes the task (default 0)")
+    _catalog_args(p)
 
 
 def _context(args: argparse.Namespace):  # noqa: ANN202
@@ -262,24 +275,23 @@ def main(argv: list[str] | None = None) -> int:
     p.set_defaults(fn=cmd_envs)
     p = sub.add_parser("show", help="print a generated task")
     _common(p)
-    p.add_argument("--index", type=_non_negative, default=0)
+    p.add_argument("--index", type=_non_negative, default=0, help=_INDEX_HELP)
     p.add_argument("--hidden", action="store_true", help="also print the hidden goal")
     p.set_defaults(fn=cmd_show)
     p = sub.add_parser("run", help="run a scripted agent through the core")
     _common(p)
-    p.add_argument("--policy", default="heuristic")
-    p.add_argument("-n", "--samples", type=_count, default=20)
-    p.add_argument("-v", "--verbose", action="store_true")
+    p.add_argument("--policy", default="heuristic",
+                   help="the scripted agent: oracle, heuristic, random, or an env's other agents (default heuristic)")
+    p.add_argument("-n", "--samples", type=_count, default=20, help="episodes, tasks 0..n-1 of the seed (default 20)")
+    p.add_argument("-v", "--verbose", action="store_true", help="print every episode's conversation and verdict")
     p.set_defaults(fn=cmd_run)
     p = sub.add_parser("core-sweep", help="success table of the scripted agents over envs and difficulties")
     p.add_argument("envs", nargs="?", default="C8", help="a collection (C1, C2, C4, C8) or a comma list of envs")
     p.add_argument("-d", "--difficulties", type=_level, nargs="+", default=[0, 6, 12])
     p.add_argument("--policies", nargs="+", default=["oracle", "heuristic", "random"])
     p.add_argument("-n", "--samples", type=_count, default=30)
-    p.add_argument("--seed", type=_non_negative, default=0)
-    p.add_argument("--catalog", default="synthetic")
-    p.add_argument("--catalog-size", type=int, default=None)
-    p.add_argument("--embedder", default="wordllama")
+    p.add_argument("--seed", type=_non_negative, default=0, help="dataset seed (default 0)")
+    _catalog_args(p)
     p.set_defaults(fn=cmd_core_sweep)
     p = sub.add_parser("sweep", help="run models over envs x difficulties as a resumable Inspect eval set")
     p.add_argument("--model", action="append", required=True,
@@ -299,8 +311,11 @@ def main(argv: list[str] | None = None) -> int:
                    help="let the log dir also hold logs of other runs (e.g. the same grid with other --samples); "
                         "the leaderboard counts each episode once, from its newest log, and keeps other task "
                         "settings apart")
-    p.add_argument("--catalog", default="synthetic")
-    p.add_argument("--catalog-size", type=_count, default=DEFAULT_CATALOG_SIZE)
+    p.add_argument("--catalog", default="synthetic",
+                   help="'synthetic' (default, offline), a local parquet/jsonl file or folder, or a dataset id")
+    p.add_argument("--catalog-size", type=_count, default=DEFAULT_CATALOG_SIZE,
+                   help=f"products in the synthetic catalogue, or the most rows read from a loaded one "
+                        f"(default {DEFAULT_CATALOG_SIZE})")
     p.add_argument("-T", "--task-arg", action="append", default=[], metavar="KEY=VALUE",
                    help="a task parameter (repeatable): strict=false, embedder=st:MODEL, catalog_seed=3")
     g = p.add_argument_group("model and generation (passed to Inspect's eval_set)")
@@ -325,15 +340,13 @@ def main(argv: list[str] | None = None) -> int:
     p.set_defaults(fn=cmd_leaderboard)
     p = sub.add_parser("play", help="play the agent yourself (/help inside explains how)")
     _common(p)
-    p.add_argument("--index", type=_non_negative, default=0)
+    p.add_argument("--index", type=_non_negative, default=0, help=_INDEX_HELP)
     p.add_argument("--strict", action="store_true",
                    help="the published rule: a tool call with bad arguments ends the game with -1 "
                         "(default: the error comes back and the game goes on)")
     p.set_defaults(fn=cmd_play)
     p = sub.add_parser("build-index", help="build and cache the catalogue and its search indexes (resumable)")
-    p.add_argument("--catalog", default="synthetic", help="'synthetic', 'synthetic:SIZE', a path or a dataset id")
-    p.add_argument("--catalog-size", type=int, default=None)
-    p.add_argument("--embedder", default="wordllama")
+    _catalog_args(p)
     p.set_defaults(fn=cmd_build_index)
     p = sub.add_parser("serve", help="serve the environments over OpenEnv (HTTP + WebSocket sessions)")
     p.add_argument("--host", default="127.0.0.1")
@@ -344,9 +357,7 @@ def main(argv: list[str] | None = None) -> int:
                    help="concurrent WebSocket sessions (default 256)")
     p.add_argument("--session-timeout", type=_non_negative, default=None,
                    help="seconds a session may sit idle before it is closed (default 600; 0: never)")
-    p.add_argument("--catalog", default="synthetic")
-    p.add_argument("--catalog-size", type=int, default=None)
-    p.add_argument("--embedder", default="wordllama")
+    _catalog_args(p)
     p.set_defaults(fn=cmd_serve)
     args = parser.parse_args(argv)
     try:
