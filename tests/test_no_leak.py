@@ -47,6 +47,7 @@ from ecom_bench.agents import Message, get_policy
 from ecom_bench.agents.adversarial import ADVERSARIAL_NAMES
 from ecom_bench.domains.policy.rulebook import Rulebook
 from ecom_bench.envs import ENVIRONMENTS
+from ecom_bench.episode import new_episode
 from ecom_bench.runner import make_episode
 
 pytestmark = pytest.mark.reliability
@@ -282,9 +283,11 @@ def _records(value: Any) -> list[Any]:
     return out
 
 
-def play_and_scan(context, env: str, d: int, index: int, policy_name: str) -> list[str]:  # noqa: ANN001
-    """`runner.run_policy`'s loop, with every string the agent is shown scanned as it appears."""
-    episode = make_episode(env, d, 0, index, context=context)
+def play_and_scan(context, env: str, d: int, index: int, policy_name: str,  # noqa: ANN001
+                  phraser=None) -> list[str]:  # noqa: ANN001
+    """`runner.run_policy`'s loop, with every string the agent is shown scanned as it appears
+    (`phraser`: who words the customer; default the templates)."""
+    episode = new_episode(env, d, 0, index, context=context, phraser=phraser)
     policy = get_policy(env, policy_name)
     scan = Scan(episode)
     schemas = json.dumps([s.openai_schema() for s in episode.tool_specs()], ensure_ascii=False)
