@@ -26,7 +26,8 @@ def main() -> None:
 
     from ecom_bench.agents import get_policy
     from ecom_bench.envs.context import CatalogSpec, load_context
-    from ecom_bench.runner import make_episode, run_policy
+    from ecom_bench.episode import new_episode
+    from ecom_bench.runner import run_policy
 
     rows: list[tuple[str, str]] = []
     t = time.perf_counter()
@@ -38,7 +39,7 @@ def main() -> None:
 
     t = time.perf_counter()
     for i in range(args.samples):
-        make_episode(args.env, args.difficulty, 0, i, context=ctx)
+        new_episode(args.env, args.difficulty, 0, i, context=ctx)
     gen = (time.perf_counter() - t) / args.samples
     rows.append(("task generation", f"{gen * 1000:.2f} ms / task"))
 
@@ -47,7 +48,7 @@ def main() -> None:
         t = time.perf_counter()
         ok = 0
         for i in range(args.samples):
-            ok += run_policy(make_episode(args.env, args.difficulty, 0, i, context=ctx), policy).result.reward.success
+            ok += run_policy(new_episode(args.env, args.difficulty, 0, i, context=ctx), policy).result.reward.success
         dt = time.perf_counter() - t
         rows.append((f"{name} episodes (core)", f"{args.samples / dt:.1f} episodes/s, success {ok / args.samples:.2f}"))
 

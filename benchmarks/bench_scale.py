@@ -13,7 +13,7 @@ For each synthetic catalogue size (20k and 200k; 2M with `--huge`), in fresh pro
   over the same vectors (1.0 for a flat index);
 * **resets**: `new_episode` p50/p99 per env over `--resets` episodes at `--difficulty`, the
   first reset of each env included (the context and its indexes loaded beforehand);
-* **core oracle**: episodes/s of `run_policy(make_episode(...), oracle)` per env, after
+* **core oracle**: episodes/s of `run_policy(new_episode(...), oracle)` per env, after
   `WARMUP_EPISODES` of another seed (a process's one-off imports and tool-schema models);
 * **Inspect**: per-sample cost of `inspect_ai.eval(cart, model="ecom/oracle")`, marginal
   between two sample counts (so start-up and one-off imports cancel), beside the core
@@ -149,13 +149,14 @@ def worker_search(size: int, queries: int) -> dict[str, Any]:
 def _oracle_run(ctx: Any, env: str, difficulty: int, seed: int, episodes: int) -> tuple[float, float]:
     """(episodes/s, success rate) of the env's oracle over `episodes` episodes of `seed`."""
     from ecom_bench.agents import get_policy
-    from ecom_bench.runner import make_episode, run_policy
+    from ecom_bench.episode import new_episode
+    from ecom_bench.runner import run_policy
 
     policy = get_policy(env, "oracle")
     wins = 0
     t = time.perf_counter()
     for i in range(episodes):
-        wins += run_policy(make_episode(env, difficulty, seed, i, context=ctx), policy).result.reward.success
+        wins += run_policy(new_episode(env, difficulty, seed, i, context=ctx), policy).result.reward.success
     return episodes / (time.perf_counter() - t), wins / episodes
 
 
@@ -267,11 +268,12 @@ def worker_inspect(size: int, samples: int) -> dict[str, Any]:
 
     from ecom_bench import tasks
     from ecom_bench.agents import get_policy
-    from ecom_bench.runner import make_episode, run_policy
+    from ecom_bench.episode import new_episode
+    from ecom_bench.runner import run_policy
 
     ctx = _context(size)
     t = time.perf_counter()
-    runs = [run_policy(make_episode("cart", 0, 0, i, context=ctx), get_policy("cart", "oracle"))
+    runs = [run_policy(new_episode("cart", 0, 0, i, context=ctx), get_policy("cart", "oracle"))
             for i in range(samples)]
     core_ms = (time.perf_counter() - t) / samples * 1000
     lo, hi = samples // 5, samples
@@ -295,7 +297,7 @@ def worker_inspect(size: int, samples: int) -> dict[str, Any]:
     from ecom_bench.tasks._tools import episode_tools
 
     _fixed_model_api()
-    schemas = episode_tools(make_episode("cart", 0, 0, 0, context=ctx))
+    schemas = episode_tools(new_episode("cart", 0, 0, 0, context=ctx))
     shape = marginal_ms(lambda n: _inspect_shape_task(runs[:n], schemas, len(reward_scorers())), "bench-fixed/model")
     return {"inspect_ms_per_sample": per_sample, "core_ms_per_episode": core_ms,
             "inspect_overhead_ms": per_sample - core_ms, "samples": [lo, hi],

@@ -43,13 +43,14 @@ def run_cell(env: str, policy_name: str, d: int, n: int, seed: int, catalog_size
     """One cell: n episodes of (env, d) played by the policy through the core runner."""
     from ecom_bench.agents import get_policy
     from ecom_bench.envs.context import CatalogSpec, load_context
-    from ecom_bench.runner import make_episode, run_policy
+    from ecom_bench.episode import new_episode
+    from ecom_bench.runner import run_policy
 
     ctx = load_context(CatalogSpec(size=catalog_size))
     policy = get_policy(env, policy_name)
     rewards, honest = [], 0
     for i in range(n):
-        run = run_policy(make_episode(env, d, seed, i, context=ctx), policy)
+        run = run_policy(new_episode(env, d, seed, i, context=ctx), policy)
         r = run.result.reward
         if (r.success and env in ORDER_ENVS and policy_name == "all_variants"
                 and run.result.hidden["goal"]["order_id"] in run.customer_words()):

@@ -32,8 +32,9 @@ from ecom_bench.agents import get_policy
 from ecom_bench.difficulty import Difficulty, validate_level
 from ecom_bench.envs import env_names, resolve_envs
 from ecom_bench.envs.context import DEFAULT_CATALOG_SIZE, CatalogSpec, load_context
+from ecom_bench.episode import new_episode
 from ecom_bench.play import play
-from ecom_bench.runner import make_episode, run_policy
+from ecom_bench.runner import run_policy
 
 
 def _level(value: str) -> int:
@@ -75,7 +76,7 @@ def _context(args: argparse.Namespace):  # noqa: ANN202
 
 
 def cmd_show(args: argparse.Namespace) -> None:
-    ep = make_episode(args.env, args.difficulty, args.seed, args.index, context=_context(args))
+    ep = new_episode(args.env, args.difficulty, args.seed, args.index, context=_context(args))
     print(f"# {ep.env.title}, d={args.difficulty}, seed={args.seed}, index={args.index}\n")
     print("SYSTEM:", ep.system_prompt(), "\n")
     print("USER:", ep.opening, "\n")
@@ -97,7 +98,7 @@ def cmd_run(args: argparse.Namespace) -> None:
     rewards = []
     start = time.perf_counter()
     for i in range(args.samples):
-        run = run_policy(make_episode(args.env, args.difficulty, args.seed, i, context=ctx), policy)
+        run = run_policy(new_episode(args.env, args.difficulty, args.seed, i, context=ctx), policy)
         rewards.append(run.result.reward)
         if args.verbose:
             for m in run.messages[1:]:
@@ -126,7 +127,7 @@ def cmd_core_sweep(args: argparse.Namespace) -> None:
             policy = get_policy(env, name)
             cells = []
             for d in args.difficulties:
-                wins = [run_policy(make_episode(env, d, args.seed, i, context=ctx), policy).result.reward.success
+                wins = [run_policy(new_episode(env, d, args.seed, i, context=ctx), policy).result.reward.success
                         for i in range(args.samples)]
                 cells.append(f"{sum(wins) / len(wins):>7.3f}")
             print(f"{env:<13} {name:<10} " + " ".join(cells), flush=True)
@@ -182,7 +183,7 @@ def cmd_leaderboard(args: argparse.Namespace) -> None:
 
 
 def cmd_play(args: argparse.Namespace) -> None:
-    play(lambda: make_episode(args.env, args.difficulty, args.seed, args.index, context=_context(args),
+    play(lambda: new_episode(args.env, args.difficulty, args.seed, args.index, context=_context(args),
                               strict=args.strict))
 
 

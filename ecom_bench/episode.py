@@ -10,6 +10,10 @@ reward are identical in evaluation and training.
 One agent *turn* is one message to the customer, with whatever tool calls precede it;
 the env's final-answer tool ends the last turn. `astep` is `step` for an async caller: the
 same loop, with the customer's words awaited from the episode's phraser.
+
+`step` is the only way to act in an episode, and the episode keeps the conversation:
+`Episode.messages` is the transcript every front shows its agent (the runner's scripted
+policies, the training env's chat messages), so no front rebuilds it.
 """
 
 from __future__ import annotations
@@ -199,6 +203,7 @@ class Episode:
         elif phraser is not None:
             raise TypeError(f"the customer of {env.name!r} ({type(problem.user).__name__}) has no use_phraser(): "
                             "it words its own replies, so it cannot take a phraser")
+        self._messages: list[Message] = [Message("system", self.system_prompt())]
 
     # ------------------------------------------------------------- surface
     @property
@@ -213,7 +218,18 @@ class Episode:
         if self._opening is None:
             self._opening = self.problem.user.opening()
             self.user_messages.insert(0, self._opening)
+            self._messages.insert(1, Message("user", self._opening.text))
         return self._opening
+
+    @property
+    def messages(self) -> list[Message]:
+        """The conversation so far, in chat order: the system prompt, the customer's opening, then
+        for each `step` the agent's action (an assistant message: its text and tool calls) followed
+        by its observation (one tool result per call, in order, or the customer's reply). A reply
+        to `ask_user` is that call's tool result. This is the episode's own list, grown by `step`:
+        read it, never change it."""
+        self._open()
+        return self._messages
 
     def tool_specs(self) -> list[ToolSpec]:
         specs = self.toolkit.specs()
@@ -250,25 +266,28 @@ class Episode:
     def step(self, action: AgentAction) -> StepResult:
         """One agent action. With tool calls, each runs in order (the action's text is the agent
         thinking aloud and reaches no one); without, the text goes to the customer and ends the
-        turn. Never raises for bad input from the agent; raises `EpisodeOver` after the end."""
+        turn. The action and its observation join `messages`. Never raises for bad input from the
+        agent; raises `EpisodeOver` after the end."""
         if self.done:
             raise EpisodeOver(f"the episode has ended ({self.end.value if self.end else 'done'}); "
                               "reset to start another")
         self._open()
         self.steps += 1
+        self._messages.append(Message("assistant", action.text, tool_calls=action.tool_calls))
         observation: list[Message] = []
         if action.tool_calls:
             for call in action.tool_calls:
                 if call.parse_error is not None:
-                    out = ToolOutcome(self.invalid_output(f"{call.name}: {call.parse_error}"), True, True)
+                    out = ToolOutcome(self._invalid_output(f"{call.name}: {call.parse_error}"), True, True)
                 else:
-                    out = self.call_tool(call.name, call.arguments)
+                    out = self._call_tool(call.name, call.arguments)
                 observation.append(Message("tool", out.text, tool_call_id=call.id, tool_name=call.name,
                                            error=out.error, invalid=out.invalid))
         else:
-            reply = self.agent_message(action.text)
+            reply = self._agent_message(action.text)
             if reply is not None:
                 observation.append(Message("user", reply.text))
+        self._messages.extend(observation)
         if not self.done and self.steps >= self.max_steps:
             self._end("stopped: too many steps", EndReason.STEP_LIMIT)
         reward = self.result().reward.total if self.done else 0.0
@@ -292,9 +311,15 @@ class Episode:
         finally:
             self._voice.loop = None
 
-    # --------------------------------------------------------------- actions
-    def call_tool(self, name: str, arguments: Any) -> ToolOutcome:
-        """Run one tool call from the agent; never raises for bad input."""
+    def abort(self, reason: str) -> None:
+        """End the episode from outside (message limit, timeout): scored as it stands (truncated)."""
+        if not self.done:
+            self._end(reason, EndReason.ABORTED)
+
+    # ------------------------------------------------------- a step's parts
+    def _call_tool(self, name: str, arguments: Any) -> ToolOutcome:
+        """Run one tool call from the agent; never raises for bad input. (A later call of an action
+        whose earlier call ended the episode is refused here.)"""
         if self.done:
             return ToolOutcome("The conversation has ended; no more tool calls are accepted.", error=True)
         if not isinstance(name, str) or name not in self.env.tool_names:
@@ -335,7 +360,7 @@ class Episode:
             self._end("answered", EndReason.ANSWERED)
         return ToolOutcome(text)
 
-    def agent_message(self, text: str) -> UserMessage | None:
+    def _agent_message(self, text: str) -> UserMessage | None:
         """The agent speaks to the user: ends a turn and returns the user's reply."""
         if self.done:
             return None
@@ -356,7 +381,7 @@ class Episode:
                 self._end("user ended", EndReason.USER_ENDED)
         return reply
 
-    def invalid_output(self, reason: str) -> str:
+    def _invalid_output(self, reason: str) -> str:
         """Malformed model output (e.g. unparseable tool-call JSON). Returns the error text.
 
         The reason may quote the model's output (a parser's message can hold a 1 MB
@@ -367,11 +392,6 @@ class Episode:
             self.hard_fail_reason = f"invalid output: {reason}"
             self._end(self.hard_fail_reason, EndReason.INVALID_OUTPUT)
         return f"Invalid output: {reason}"
-
-    def abort(self, reason: str) -> None:
-        """End the episode from outside (message limit, timeout): scored as it stands (truncated)."""
-        if not self.done:
-            self._end(reason, EndReason.ABORTED)
 
     # -------------------------------------------------------------- result
     def result(self) -> EpisodeResult:
@@ -428,7 +448,7 @@ class Episode:
         return text
 
     def _ask_user(self, question: str) -> str:
-        reply = self.agent_message(question)
+        reply = self._agent_message(question)
         return reply.text if reply is not None else "The conversation has ended."
 
     def _invalid(self, name: Any, arguments: Any, reason: str) -> ToolOutcome:

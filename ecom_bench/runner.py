@@ -1,14 +1,15 @@
 """Run a scripted policy through an episode with no Inspect: the core's own front.
 
-It drives `Episode.step` exactly as the Inspect solver and the training env do, so
-the three fronts cannot drift apart.
+It drives `Episode.step` exactly as the Inspect solver and the training env do, and the
+policy reads the episode's own transcript (`Episode.messages`), so the three fronts cannot
+drift apart.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ecom_bench.agents import Message, Policy
+from ecom_bench.conversation import Message, Policy
 from ecom_bench.envs.context import EnvContext
 from ecom_bench.episode import Episode, EpisodeResult, new_episode
 
@@ -24,22 +25,13 @@ class EpisodeRun:
         return " ".join(m.text for m in self.messages if m.role == "user" or m.tool_name == "ask_user")
 
 
-def make_episode(env_name: str, difficulty: int, seed: int = 0, index: int = 0, *,
-                 context: EnvContext | None = None, strict: bool = True) -> Episode:
-    """Episode `index` of the (env, d, seed) dataset, exactly as the Inspect task builds it."""
-    return new_episode(env_name, difficulty, seed, index, context=context, strict=strict)
-
-
 def run_policy(episode: Episode, policy: Policy) -> EpisodeRun:
-    """Play `policy` until the episode terminates or is truncated."""
-    messages = [Message("system", episode.system_prompt()), Message("user", episode.opening)]
+    """Play `policy` until the episode terminates or is truncated; the run's messages are the
+    episode's transcript (from the system prompt, whatever was played before this call included)."""
     hidden = episode.problem.hidden_state() if policy.reads_hidden_goal else None
     while not episode.done:
-        action = policy.act(messages, hidden, episode.status())
-        messages.append(Message("assistant", action.text, tool_calls=action.tool_calls))
-        observation, *_ = episode.step(action)
-        messages.extend(observation)
-    return EpisodeRun(messages, episode.result())
+        episode.step(policy.act(episode.messages, hidden, episode.status()))
+    return EpisodeRun(episode.messages, episode.result())
 
 
 def check_env(env_name: str, difficulties: tuple[int, ...] = (0, 3, 6, 9, 12), samples: int = 5, *,

@@ -9,6 +9,7 @@ import shutil
 import tempfile
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -23,7 +24,10 @@ if "ECOM_BENCH_CACHE" not in os.environ:
     os.environ["ECOM_BENCH_CACHE"] = tempfile.mkdtemp(prefix="ecom-bench-cache-")
     atexit.register(shutil.rmtree, os.environ["ECOM_BENCH_CACHE"], ignore_errors=True)
 
+from ecom_bench.conversation import AgentAction, Message, ToolCallRequest
 from ecom_bench.envs.context import CatalogSpec, EnvContext, load_context  # noqa: E402
+from ecom_bench.episode import Episode
+from ecom_bench.users import UserMessage
 
 #: Small enough to build in about a second, large enough for realistic search.
 TEST_CATALOG_SIZE = 3000
@@ -107,6 +111,26 @@ def questions(*intents: str, heldout: bool = False) -> list[str]:
 def withheld_slots(episode) -> list[str]:  # noqa: ANN001
     """The slots the episode's customer has not told yet."""
     return [s for s, told in episode.problem.user.disclosure().items() if not told]
+
+
+# ------------------------------------------------------------ driving an episode by hand
+def call(episode: Episode, name: str, arguments: Any) -> Message:
+    """One tool call as one agent action through `Episode.step` (counted as a step like any
+    other); returns its tool-result `Message` (`.text`, `.error`, `.invalid`, `.json()`).
+    `arguments` goes to the episode as given (fuzz tests pass non-dicts). Raises `EpisodeOver`
+    once the episode has ended."""
+    request = ToolCallRequest(name, arguments, id=f"call-{episode.steps}")
+    observation, *_ = episode.step(AgentAction(tool_calls=(request,)))
+    return observation[0]
+
+
+def say(episode: Episode, text: str) -> UserMessage:
+    """A message to the customer as one agent action through `Episode.step` (it ends the turn);
+    returns the customer's reply, a `UserMessage` (`.text`, `.act`, `.revealed`, ...). Raises
+    `EpisodeOver` once the episode has ended."""
+    observation, *_ = episode.step(AgentAction(text))
+    assert [m.role for m in observation] == ["user"], observation
+    return episode.user_messages[-1]
 
 
 # ----------------------------------------------------------------- the training env

@@ -15,7 +15,8 @@ from typing import Any
 from ecom_bench.agents import get_policy
 from ecom_bench.agents.adversarial import ADVERSARIAL_NAMES
 from ecom_bench.envs import env_names
-from ecom_bench.runner import make_episode, run_policy
+from ecom_bench.episode import new_episode
+from ecom_bench.runner import run_policy
 
 PINNED = Path(__file__).parent / "data" / "customer_transcripts.json"
 AGENTS = ("oracle", "heuristic", "random")
@@ -31,7 +32,7 @@ def transcripts(context, agents=AGENTS, levels=LEVELS, per_cell=PER_CELL, seeds=
             for d in levels:
                 for seed in seeds:
                     for i in range(per_cell):
-                        episode = make_episode(env, d, seed, i, context=context)
+                        episode = new_episode(env, d, seed, i, context=context)
                         run_policy(episode, get_policy(env, name))
                         out[f"{name}/{env}/d{d}/s{seed}/{i}"] = [m.to_dict() for m in episode.user_messages]
     return out

@@ -29,7 +29,8 @@ from conftest import examples
 from ecom_bench.agents import get_policy
 from ecom_bench.agents.adversarial import ADVERSARIAL, ADVERSARIAL_NAMES
 from ecom_bench.envs import ENVIRONMENTS
-from ecom_bench.runner import make_episode, run_policy
+from ecom_bench.episode import new_episode
+from ecom_bench.runner import run_policy
 
 pytestmark = pytest.mark.reliability
 
@@ -46,7 +47,7 @@ ORDER_EPISODES = examples(40)
 
 def _runs(context, env: str, policy: str, n: int | None = None):  # noqa: ANN001
     n = n or N.get(env, N_DEFAULT)
-    return [run_policy(make_episode(env, d, 0, i, context=context), get_policy(env, policy))
+    return [run_policy(new_episode(env, d, 0, i, context=context), get_policy(env, policy))
             for d in (3, 12) for i in range(n)]
 
 
@@ -107,7 +108,7 @@ def test_adversaries_are_registered_for_every_env():
 def test_adversaries_are_deterministic_and_stateless(context):
     """Same conversation → same action; one instance can serve many episodes."""
     policy = get_policy("cart", "recommend_all")
-    a = run_policy(make_episode("cart", 6, 0, 1, context=context), policy)
-    b = run_policy(make_episode("cart", 6, 0, 1, context=context), get_policy("cart", "recommend_all"))
+    a = run_policy(new_episode("cart", 6, 0, 1, context=context), policy)
+    b = run_policy(new_episode("cart", 6, 0, 1, context=context), get_policy("cart", "recommend_all"))
     assert [(m.role, m.text, m.tool_calls) for m in a.messages] == [(m.role, m.text, m.tool_calls) for m in b.messages]
     assert a.result.reward == b.result.reward

@@ -12,19 +12,21 @@ from dataclasses import replace
 
 import pytest
 
+from conftest import call, say
 from ecom_bench.agents import get_policy
 from ecom_bench.catalog.search import SearchFilters
 from ecom_bench.difficulty import Difficulty
 from ecom_bench.domains.orders.book import OrderBook
 from ecom_bench.envs.cart.user import CartUser
 from ecom_bench.envs.journey import journey_length
-from ecom_bench.runner import make_episode, run_policy
+from ecom_bench.episode import new_episode
+from ecom_bench.runner import run_policy
 from ecom_bench.users import UserAct
 from ecom_bench.users.messages import Disclosure
 
 
 def episode(context, env, d, index=0, **kw):
-    return make_episode(env, d, 0, index, context=context, **kw)
+    return new_episode(env, d, 0, index, context=context, **kw)
 
 
 # --- 1. m: number of user constraints ---------------------------------------------------
@@ -42,9 +44,9 @@ def test_k_rec_bounds_the_recommendation_list(context):
         ep = episode(context, "discovery", d)
         hits = json.loads(ep.toolkit.catalog_search(query="a", limit=20))["results"]
         ids = [h["product_id"] for h in hits][: k + 1]
-        too_many = ep.call_tool("recommend_products", {"product_ids": ids})
+        too_many = call(ep, "recommend_products", {"product_ids": ids})
         assert too_many.error and str(k) in too_many.text
-        assert not ep.call_tool("recommend_products", {"product_ids": ids[:k]}).error
+        assert not call(ep, "recommend_products", {"product_ids": ids[:k]}).error
 
 
 # --- 3. T_max: turn budget / user patience ------------------------------------------------
@@ -53,7 +55,7 @@ def test_t_max_is_the_users_patience(context, d):
     ep = episode(context, "cart", d)
     turns = 0
     while not ep.done:
-        ep.agent_message("Let me think about that.")
+        say(ep, "Let me think about that.")
         turns += 1
     assert turns == Difficulty.from_level(d).max_turns == 4 + d // 2
     assert ep.user_messages[-1].act is UserAct.QUIT
@@ -175,8 +177,8 @@ def test_b_branch_sets_the_policy_rule_clause_count(context):
 def test_b_tool_refuses_calls_over_the_per_turn_budget(context, d):
     ep = episode(context, "cart", d)
     budget = Difficulty.from_level(d).tool_budget
-    outcomes = [ep.call_tool("cart_view", {}) for _ in range(budget + 1)]
+    outcomes = [call(ep, "cart_view", {}) for _ in range(budget + 1)]
     assert not any(o.error for o in outcomes[:budget])
     assert outcomes[budget].error and "budget" in outcomes[budget].text
-    ep.agent_message("One moment.")
-    assert not ep.call_tool("cart_view", {}).error  # a new turn, a fresh budget
+    say(ep, "One moment.")
+    assert not call(ep, "cart_view", {}).error  # a new turn, a fresh budget

@@ -9,7 +9,8 @@ from inspect_ai.log import read_eval_log
 
 from conftest import TEST_CATALOG_SIZE, benchmark_module
 from ecom_bench.agents import get_policy
-from ecom_bench.runner import make_episode, run_policy
+from ecom_bench.episode import new_episode
+from ecom_bench.runner import run_policy
 from ecom_bench.scorers import reward_scorers
 from ecom_bench.tasks import cart
 from ecom_bench.tasks._tools import episode_tools
@@ -29,9 +30,9 @@ def _shape(log) -> list[tuple[list[list[str]], int]]:  # noqa: ANN001
 def test_the_shape_task_makes_the_cart_samples_model_calls_with_their_tools_and_scorers(context, tmp_path):
     bench = benchmark_module("bench_scale")
     bench._fixed_model_api()
-    runs = [run_policy(make_episode("cart", 0, 0, i, context=context), get_policy("cart", "oracle"))
+    runs = [run_policy(new_episode("cart", 0, 0, i, context=context), get_policy("cart", "oracle"))
             for i in range(SAMPLES)]
-    schemas = episode_tools(make_episode("cart", 0, 0, 0, context=context))
+    schemas = episode_tools(new_episode("cart", 0, 0, 0, context=context))
     [ours] = inspect_eval(cart(samples=SAMPLES, catalog_size=TEST_CATALOG_SIZE), model="ecom/oracle",
                           log_dir=str(tmp_path / "cart"), display="none")
     [alone] = inspect_eval(bench._inspect_shape_task(runs, schemas, len(reward_scorers())),

@@ -5,16 +5,18 @@ from __future__ import annotations
 import re
 
 import pytest
+from conftest import call, say
 
-from ecom_bench.agents import AgentAction, ToolCallRequest
 from ecom_bench.agents.base import get_policy
+from ecom_bench.conversation import AgentAction, ToolCallRequest
 from ecom_bench.envs.cart.goal import CartGoal
-from ecom_bench.runner import make_episode, run_policy
+from ecom_bench.episode import EpisodeOver, new_episode
+from ecom_bench.runner import run_policy
 from ecom_bench.users import UserAct
 
 
 def episode(context, d, index=0, seed=0, strict=True):
-    return make_episode("cart", d, seed, index, context=context, strict=strict)
+    return new_episode("cart", d, seed, index, context=context, strict=strict)
 
 
 @pytest.mark.parametrize("d", [0, 1, 3, 6, 9, 12, 15])
@@ -98,7 +100,7 @@ class Script:
         return self.actions[min(step, len(self.actions) - 1)]
 
 
-def call(name, **args):
+def tool_call(name, **args):
     return ToolCallRequest(name, args, id=f"{name}-{len(args)}")
 
 
@@ -118,12 +120,12 @@ def test_blog_check_a_through_a_real_episode(context):
     ep = _find(context, 1, lambda e: all(e.problem.user.disclosure().values()))
     t = ep.problem.goal.targets[0]
     run = run_policy(ep, Script([
-        AgentAction(tool_calls=(call("user_get_visit_history"),)),
+        AgentAction(tool_calls=(tool_call("user_get_visit_history"),)),
         AgentAction(text="I found it in your history; adding it now."),
-        AgentAction(tool_calls=(call("cart_add", product_id=t.product_id, variant_id=t.variant_id,
+        AgentAction(tool_calls=(tool_call("cart_add", product_id=t.product_id, variant_id=t.variant_id,
                                      quantity=t.quantity),)),
         AgentAction(text="Added it to your cart."),
-        AgentAction(tool_calls=(call("checkout"),)),
+        AgentAction(tool_calls=(tool_call("checkout"),)),
     ]))
     res = run.result
     assert res.turns == 3 and res.user_caused_turns == 1
@@ -152,7 +154,7 @@ def test_blog_check_b_through_a_real_episode(context):
     first, second = [t for t in ts if t.quantity == 1]
     wrong = lambda t: next(v.id for v in ep.world.product(t.product_id).variants if v.id != t.variant_id)  # noqa: E731
     adds = (
-        call("user_get_visit_history"),
+        tool_call("user_get_visit_history"),
         ToolCallRequest("cart_add", {"product_id": second.product_id, "variant_id": second.variant_id}, "a1"),
         ToolCallRequest("cart_add", {"product_id": first.product_id, "variant_id": wrong(first)}, "a2"),
         ToolCallRequest("cart_add", {"product_id": big.product_id, "variant_id": wrong(big), "quantity": 3}, "a3"),
@@ -168,7 +170,7 @@ def test_blog_check_b_through_a_real_episode(context):
         AgentAction(text="I think the cart is fine."),
         AgentAction(text="Anything else?"),
         AgentAction(text="I'll place the order now."),
-        AgentAction(tool_calls=(call("checkout"),)),
+        AgentAction(tool_calls=(tool_call("checkout"),)),
     ]))
     res = run.result
     assert res.user_acts[:3] == ["opening", "clarify", "clarify"]
@@ -184,22 +186,22 @@ def test_user_corrects_a_wrong_variant_and_the_agent_can_recover(context):
     ep = _find(context, 6, lambda e: e.problem.goal.targets[0].variant_required)
     t = ep.problem.goal.targets[0]
     wrong = next(v for v in ep.world.product(t.product_id).variants if v.id != t.variant_id)
-    ep.call_tool("user_get_visit_history", {})
-    out = ep.call_tool("cart_add", {"product_id": t.product_id, "variant_id": wrong.id})
+    call(ep, "user_get_visit_history", {})
+    out = call(ep, "cart_add", {"product_id": t.product_id, "variant_id": wrong.id})
     assert not out.error
-    reply = ep.agent_message("I've added it.")
+    reply = say(ep, "I've added it.")
     assert reply.act is UserAct.CORRECT
     assert t.variant_value in reply.text and wrong.value in reply.text
 
 
 def test_tool_errors_are_readable_and_the_episode_goes_on(context):
     ep = episode(context, 6)
-    out = ep.call_tool("cart_add", {"product_id": "P9999999", "quantity": 1})
+    out = call(ep, "cart_add", {"product_id": "P9999999", "quantity": 1})
     assert out.error and "No product with id 'P9999999'" in out.text
     t = ep.problem.goal.targets[0]
-    out = ep.call_tool("cart_add", {"product_id": t.product_id, "variant_id": "P0000000-v9"})
+    out = call(ep, "cart_add", {"product_id": t.product_id, "variant_id": "P0000000-v9"})
     assert out.error and "does not belong to product" in out.text
-    out = ep.call_tool("cart_add", {"product_id": t.product_id, "variant_id": t.variant_id, "quantity": 0})
+    out = call(ep, "cart_add", {"product_id": t.product_id, "variant_id": t.variant_id, "quantity": 0})
     assert out.error and "quantity must be at least 1, got 0" in out.text
     assert not ep.done
     res = ep.result()
@@ -208,31 +210,32 @@ def test_tool_errors_are_readable_and_the_episode_goes_on(context):
 
 def test_tool_budget_is_enforced_per_turn(context):
     ep = episode(context, 0)  # B_tool = 1
-    assert not ep.call_tool("cart_view", {}).error
-    refused = ep.call_tool("cart_view", {})
+    assert not call(ep, "cart_view", {}).error
+    refused = call(ep, "cart_view", {})
     assert refused.error and "budget of 1 tool call(s) per turn" in refused.text
-    ep.agent_message("One moment please.")
-    assert not ep.call_tool("cart_view", {}).error
+    say(ep, "One moment please.")
+    assert not call(ep, "cart_view", {}).error
 
 
 @pytest.mark.parametrize("strict", [True, False])
 def test_invalid_calls_hard_fail_only_when_strict(context, strict):
     ep = episode(context, 3, strict=strict)
-    out = ep.call_tool("cart_add", {"product_id": 12, "quantity": "many", "colour": "red"})
+    out = call(ep, "cart_add", {"product_id": 12, "quantity": "many", "colour": "red"})
     assert out.error and out.invalid and "invalid arguments to cart_add" in out.text
     assert ep.done is strict
-    out2 = ep.call_tool("teleport", {})
-    assert out2.error
     if strict:
+        with pytest.raises(EpisodeOver):
+            call(ep, "teleport", {})
         assert ep.result().reward.total == -1.0
     else:
-        assert "unknown tool 'teleport'" in out2.text and not ep.done
+        out2 = call(ep, "teleport", {})
+        assert out2.error and "unknown tool 'teleport'" in out2.text and not ep.done
 
 
 def test_no_checkout_is_a_hard_fail(context):
     ep = episode(context, 0)
     for _ in range(ep.difficulty.max_turns):
-        ep.agent_message("Hello?")
+        say(ep, "Hello?")
     assert ep.done and ep.problem.user.reply  # user quit
     res = ep.result()
     assert res.reward.total == -1.0 and res.reward.hard_fail
@@ -258,13 +261,13 @@ def test_asked_which_variant_of_an_item_any_variant_fits_the_customer_says_any_i
 
     answered = 0
     for i in range(40):
-        episode = make_episode("cart", 0, 0, i, context=context)
+        episode = new_episode("cart", 0, 0, i, context=context)
         free = [t for t in episode.problem.goal.targets if not t.variant_required and t.variant_attribute]
         if not free or episode.problem.user.withheld():
             continue
         t = free[0]
         label = attribute_label(t.variant_attribute)
-        reply = episode.agent_message(f"Which {label} would you like for the {t.short_name}?")
+        reply = say(episode, f"Which {label} would you like for the {t.short_name}?")
         assert reply.text == f"Any {label} is fine for the {t.short_name}.", reply.text
         assert reply.act is UserAct.CONTINUE and not reply.excused
         answered += 1

@@ -8,20 +8,21 @@ import re
 
 import pytest
 
-from conftest import questions, withheld_slots
-from ecom_bench.agents import AgentAction, ToolCallRequest
+from conftest import call, questions, say, withheld_slots
+from ecom_bench.conversation import AgentAction, ToolCallRequest
 from ecom_bench.conversation import tool_results
-from ecom_bench.runner import make_episode, run_policy
+from ecom_bench.episode import new_episode
+from ecom_bench.runner import run_policy
 from ecom_bench.users import UserAct
 from ecom_bench.users.understanding import is_request
 from red_team.exploits import make_exploit
 
 def episode(context, d, index=0):
-    return make_episode("cart", d, 0, index, context=context)
+    return new_episode("cart", d, 0, index, context=context)
 
 
 def history(ep) -> list[dict]:
-    return json.loads(ep.call_tool("user_get_visit_history", {}).text)["visits"]
+    return json.loads(call(ep, "user_get_visit_history", {}).text)["visits"]
 
 
 # ------------------------------------------------------------------ feedback is not an oracle
@@ -29,11 +30,11 @@ def test_a_messy_cart_gets_one_general_objection_and_costs_patience(context):
     ep = episode(context, 9)
     visits = history(ep)
     for v in visits[: ep.difficulty.tool_budget - 1]:
-        ep.call_tool("cart_add", {"product_id": v["product_id"], "variant_id": next(iter(v["variants"]), None)})
+        call(ep, "cart_add", {"product_id": v["product_id"], "variant_id": next(iter(v["variants"]), None)})
     targets = ep.problem.goal.targets
     assert sum(1 for v in visits[: ep.difficulty.tool_budget - 1]
                if ep.problem.goal.target(v["product_id"]) is None) >= 2
-    reply = ep.agent_message("I've added the items. Is the cart right?")
+    reply = say(ep, "I've added the items. Is the cart right?")
     assert reply.act is UserAct.CORRECT and not reply.revealed
     # Nothing itemised: no product named, no variant value, no quantity, whatever was right.
     for v in visits:
@@ -43,19 +44,19 @@ def test_a_messy_cart_gets_one_general_objection_and_costs_patience(context):
         assert t.variant_value is None or not re.search(rf"\b{re.escape(t.variant_value)}\b", reply.text)
     assert not re.search(r"\d", reply.text)
     # Still a mess at the next message: the customer leaves.
-    reply = ep.agent_message("Is there anything else you need?")
+    reply = say(ep, "Is there anything else you need?")
     assert reply.act is UserAct.QUIT and ep.done
 
 
 def test_a_single_stray_item_is_named_and_a_second_objection_ends_it(context):
     ep = episode(context, 6)
     stray = next(v for v in history(ep) if ep.problem.goal.target(v["product_id"]) is None)
-    assert not ep.call_tool("cart_add", {"product_id": stray["product_id"],
+    assert not call(ep, "cart_add", {"product_id": stray["product_id"],
                                          "variant_id": next(iter(stray["variants"]), None)}).error
-    reply = ep.agent_message("Added it.")
+    reply = say(ep, "Added it.")
     assert reply.act is UserAct.CORRECT and "didn't ask for" in reply.text
     assert ep.problem.user.strikes == 1
-    reply = ep.agent_message("Added it.")
+    reply = say(ep, "Added it.")
     assert reply.act is UserAct.QUIT
 
 
@@ -63,8 +64,8 @@ def test_an_honest_variant_mistake_is_still_corrected_without_a_strike(context):
     ep = next(e for e in (episode(context, 6, i) for i in range(50)) if e.problem.goal.targets[0].variant_required)
     t = ep.problem.goal.targets[0]
     wrong = next(v for v in ep.world.product(t.product_id).variants if v.id != t.variant_id)
-    ep.call_tool("cart_add", {"product_id": t.product_id, "variant_id": wrong.id})
-    reply = ep.agent_message("I've added it.")
+    call(ep, "cart_add", {"product_id": t.product_id, "variant_id": wrong.id})
+    reply = say(ep, "I've added it.")
     assert reply.act is UserAct.CORRECT and t.variant_value in reply.text
     assert ep.problem.user.strikes == 0
 
@@ -76,8 +77,8 @@ def test_a_slip_named_in_the_agents_own_summary_is_still_corrected_without_a_str
               if e.problem.goal.targets[0].variant_required and not e.problem.user.withheld())
     t = ep.problem.goal.targets[0]
     wrong = next(v for v in ep.world.product(t.product_id).variants if v.id != t.variant_id)
-    ep.call_tool("cart_add", {"product_id": t.product_id, "variant_id": wrong.id})
-    reply = ep.agent_message(f"I've added the {t.short_name} ({wrong.value}). Shall I check out?")
+    call(ep, "cart_add", {"product_id": t.product_id, "variant_id": wrong.id})
+    reply = say(ep, f"I've added the {t.short_name} ({wrong.value}). Shall I check out?")
     assert reply.act is UserAct.CORRECT and ep.problem.user.strikes == 0, reply.text
     assert f"is the {wrong.value} one" in reply.text  # the cart's correction, not a rejected proposal
 
@@ -129,7 +130,7 @@ def test_any_plain_question_discloses_a_withheld_detail(context, intent):
         for i in indices:
             ep = episode(context, 9, i)
             before = set(withheld_slots(ep))
-            reply = ep.agent_message(question)
+            reply = say(ep, question)
             assert reply.act is UserAct.CLARIFY and reply.excused, (question, reply)
             assert reply.revealed and set(reply.revealed) <= before, (question, reply)
             for kind in ("variant", "quantity"):
@@ -139,7 +140,7 @@ def test_any_plain_question_discloses_a_withheld_detail(context, intent):
 
 def test_a_question_with_nothing_withheld_is_charged(context):
     ep = next(e for e in (episode(context, 1, i) for i in range(50)) if not withheld_slots(e))
-    reply = ep.agent_message("Is there anything else you need?")
+    reply = say(ep, "Is there anything else you need?")
     assert reply.act is UserAct.CONTINUE and not reply.excused
 
 

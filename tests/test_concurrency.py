@@ -15,13 +15,14 @@ from conftest import TEST_CATALOG_SIZE, score_parts
 from ecom_bench import tasks
 from ecom_bench.agents import get_policy
 from ecom_bench.envs import ENVIRONMENTS
-from ecom_bench.runner import make_episode, run_policy
+from ecom_bench.episode import new_episode
+from ecom_bench.runner import run_policy
 
 pytestmark = pytest.mark.reliability
 
 
 def _outcome(context, env: str, i: int) -> str:
-    run = run_policy(make_episode(env, 8, 0, i, context=context), get_policy(env, "heuristic"))
+    run = run_policy(new_episode(env, 8, 0, i, context=context), get_policy(env, "heuristic"))
     return json.dumps({"reward": run.result.reward.to_dict(), "final": run.result.final_state}, sort_keys=True,
                       default=str)
 

@@ -6,23 +6,25 @@ import random
 import re
 
 import pytest
+from conftest import call, say
 
 from ecom_bench.agents.base import get_policy
 from ecom_bench.catalog.taxonomy import LEAF_BY_NAME
 from ecom_bench.envs.bundle.generator import bundle_size, constraint_count
 from ecom_bench.envs.bundle.goal import BundleGoal, item_name
 from ecom_bench.envs.bundle.projects import PROJECTS, compose
-from ecom_bench.runner import make_episode, run_policy
+from ecom_bench.episode import new_episode
+from ecom_bench.runner import run_policy
 from ecom_bench.users import UserAct
 from ecom_bench.world.tools.bundle import MAX_BUNDLE_ITEMS
 
 
 def episode(context, d, index=0, seed=0, strict=True):
-    return make_episode("bundle", d, seed, index, context=context, strict=strict)
+    return new_episode("bundle", d, seed, index, context=context, strict=strict)
 
 
 def submit(ep, ids):
-    return ep.call_tool("submit_bundle", {"product_ids": list(ids)})
+    return call(ep, "submit_bundle", {"product_ids": list(ids)})
 
 
 def show(ep, ids):
@@ -148,7 +150,7 @@ def test_p_oos_schedules_stock_outs_and_the_user_announces_them(context):
     doomed = ep.problem.goal.stock_out_ids[0]
     assert ep.world.in_stock(ep.world.product(doomed))
     show(ep, [doomed])
-    reply = ep.agent_message("Let me check a few options.")
+    reply = say(ep, "Let me check a few options.")
     assert not ep.world.in_stock(ep.world.product(doomed))
     assert doomed in reply.text and "sold out" in reply.text
 
@@ -189,7 +191,7 @@ def test_no_placeholder_ever_reaches_the_user(context):
 def test_asking_reveals_withheld_items_budget_and_requirements(context):
     ep = _find(context, 9, lambda e: sum(not t for t in e.problem.user.disclosure().values()) >= 2
                and e.problem.goal.budget is not None)
-    reply = ep.agent_message("What else do you need for this?")
+    reply = say(ep, "What else do you need for this?")
     assert reply.act is UserAct.CLARIFY and all(ep.problem.user.disclosure().values())
     for item in ep.problem.goal.items:
         assert item_name(item.category).lower() in (ep.opening + reply.text).lower()
@@ -201,7 +203,7 @@ def test_asking_about_one_category(context):
                                          for i in e.problem.goal.items))
     item = next(i for i in ep.problem.goal.items if not ep.problem.user.disclosure()[i.slot])
     other = next(c for c in LEAF_BY_NAME if c not in ep.problem.goal.required)
-    reply = ep.agent_message(f"Do you need a {item_name(item.category)}? And a {item_name(other)}?")
+    reply = say(ep, f"Do you need a {item_name(item.category)}? And a {item_name(other)}?")
     assert reply.act is UserAct.CLARIFY and item.slot in reply.revealed
     assert ep.problem.user.disclosure()[item.slot] and "don't need" in reply.text
 
@@ -210,11 +212,11 @@ def test_user_reviews_a_proposed_list(context):
     ep = _find(context, 6, lambda e: e.problem.goal.budget is not None and not e.problem.goal.stock_out_ids)
     goal: BundleGoal = ep.problem.goal
     ids = [i.product_id for i in goal.items]
-    reply = ep.agent_message("How about " + ", ".join(ids[1:]) + "?")
+    reply = say(ep, "How about " + ", ".join(ids[1:]) + "?")
     # the kind of problem, never the answer: which item is missing is not read out (issue 9)
     assert reply.act is UserAct.CORRECT and not reply.revealed
     assert item_name(goal.items[0].category) not in reply.text
-    reply = ep.agent_message("Then: " + ", ".join(ids) + ". OK?")
+    reply = say(ep, "Then: " + ", ".join(ids) + ". OK?")
     assert reply.act is UserAct.CONFIRM and "submit" in reply.text
 
 
@@ -285,7 +287,7 @@ def test_over_budget_and_broken_requirements_count(context):
 def test_no_answer_is_a_hard_fail(context):
     ep = episode(context, 0)
     for _ in range(ep.difficulty.max_turns):
-        ep.agent_message("Hello?")
+        say(ep, "Hello?")
     res = ep.result()
     assert res.reward.total == -1.0 and res.reward.hard_fail and res.user_acts[-1] == "quit"
     assert "No bundle was submitted" in res.verdict.explanation
@@ -302,7 +304,7 @@ def test_submit_bundle_errors_are_readable(context):
     out = submit(ep, [ids[0], "P9999999"])
     assert out.error and "No product with id 'P9999999'" in out.text
     assert not ep.done
-    ep.agent_message("Let me check those again.")  # a fourth refused answer in one turn would end the chat
+    say(ep, "Let me check those again.")  # a fourth refused answer in one turn would end the chat
     out = submit(ep, [f"P{i:07d}" for i in range(1, MAX_BUNDLE_ITEMS + 2)])
     assert out.error and f"at most {MAX_BUNDLE_ITEMS} products" in out.text
     assert not ep.done and not ep.world.answers
@@ -324,8 +326,8 @@ def test_confirmation_is_neutral(context):
 def test_tool_call_script_budget_and_ask_user(context):
     ep = episode(context, 0)  # B_tool = 1
     cat = ep.problem.goal.items[0].category
-    assert not ep.call_tool("catalog_search", {"query": item_name(cat), "category": cat}).error
-    refused = ep.call_tool("catalog_get_product", {"product_id": ep.problem.goal.items[0].product_id})
+    assert not call(ep, "catalog_search", {"query": item_name(cat), "category": cat}).error
+    refused = call(ep, "catalog_get_product", {"product_id": ep.problem.goal.items[0].product_id})
     assert refused.error and "budget of 1 tool call(s) per turn" in refused.text
-    reply = ep.call_tool("ask_user", {"question": "Anything else you need?"})
+    reply = call(ep, "ask_user", {"question": "Anything else you need?"})
     assert not reply.error and ep.turns == 1

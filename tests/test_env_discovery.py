@@ -5,18 +5,20 @@ from __future__ import annotations
 import re
 
 import pytest
+from conftest import call, say
 
-from ecom_bench.agents import AgentAction, ToolCallRequest
 from ecom_bench.agents.base import get_policy
+from ecom_bench.conversation import AgentAction, ToolCallRequest
 from ecom_bench.envs._ranking import Constraint, oracle_plan, score_list
-from ecom_bench.runner import make_episode, run_policy
+from ecom_bench.episode import new_episode
+from ecom_bench.runner import run_policy
 from ecom_bench.users import UserAct
 
 ENV = "discovery"
 
 
 def episode(context, d, index=0, seed=0):
-    return make_episode(ENV, d, seed, index, context=context)
+    return new_episode(ENV, d, seed, index, context=context)
 
 
 def success_rate(context, policy, d, n):
@@ -36,7 +38,7 @@ class Script:
         return self.actions[min(step, len(self.actions) - 1)]
 
 
-def call(name, **args):
+def tool_call(name, **args):
     return ToolCallRequest(name, args, id=f"{name}-{len(args)}")
 
 
@@ -74,7 +76,7 @@ def test_p_missing_withholds_and_asking_reveals(context):
     ep = next(e for i in range(30) if "price" in (e := episode(context, 9, i)).problem.user.disclosure()
               and not e.problem.user.disclosure()["price"])
     assert "$" not in ep.opening
-    reply = ep.agent_message("What is your budget?")
+    reply = say(ep, "What is your budget?")
     assert reply.act is UserAct.CLARIFY and "$" in reply.text and "price" in reply.revealed
 
 
@@ -90,9 +92,9 @@ def test_p_oos_schedules_stock_outs_with_difficulty(context):
 def test_stock_out_fires_when_shown_and_user_mentions_it(context):
     ep = next(e for i in range(60) if (e := episode(context, 10, i)).problem.goal.doomed_ids)
     pid = ep.problem.goal.doomed_ids[0]
-    assert '"in_stock": true' in ep.call_tool("catalog_get_product", {"product_id": pid}).text
-    reply = ep.agent_message(f"How about {pid}?")
-    assert '"in_stock": false' in ep.call_tool("catalog_get_product", {"product_id": pid}).text
+    assert '"in_stock": true' in call(ep, "catalog_get_product", {"product_id": pid}).text
+    reply = say(ep, f"How about {pid}?")
+    assert '"in_stock": false' in call(ep, "catalog_get_product", {"product_id": pid}).text
     assert reply.act is UserAct.CORRECT and "out of stock" in reply.text
 
 
@@ -100,26 +102,26 @@ def test_feedback_on_proposals(context):
     ep = episode(context, 3, 1)
     goal = ep.problem.goal
     good = goal.ranked_ids[0]
-    ep.call_tool("catalog_get_product", {"product_id": good})
-    assert ep.agent_message(f"I suggest {good}.").act is UserAct.CONFIRM
+    call(ep, "catalog_get_product", {"product_id": good})
+    assert say(ep, f"I suggest {good}.").act is UserAct.CONFIRM
     budget = goal.constraints[0]
     pricey = next(p for p in context.catalog.products if p.leaf_category == goal.category.value
                   and p.price > budget.value)
-    reply = ep.agent_message(f"Or maybe {pricey.id}?")
+    reply = say(ep, f"Or maybe {pricey.id}?")
     assert reply.act is UserAct.CORRECT and "budget" in reply.text
 
 
 def test_recommend_tool_validates(context):
     ep = episode(context, 0)
     ids = [p.id for p in context.catalog.products[:4]]
-    out = ep.call_tool("recommend_products", {"product_ids": ids})
+    out = call(ep, "recommend_products", {"product_ids": ids})
     assert out.error and "at most 3" in out.text
-    out = ep.call_tool("recommend_products", {"product_ids": [ids[0], ids[0]]})
+    out = call(ep, "recommend_products", {"product_ids": [ids[0], ids[0]]})
     assert out.error and "Duplicate" in out.text
-    out = ep.call_tool("recommend_products", {"product_ids": ["P9999999"]})
+    out = call(ep, "recommend_products", {"product_ids": ["P9999999"]})
     assert out.error and "No product with id 'P9999999'" in out.text
-    ep.agent_message("One moment please.")  # a fourth refused answer in one turn would end the chat
-    out = ep.call_tool("recommend_products", {"product_ids": []})
+    say(ep, "One moment please.")  # a fourth refused answer in one turn would end the chat
+    out = call(ep, "recommend_products", {"product_ids": []})
     assert out.error and "empty" in out.text
     assert not ep.done
 
@@ -131,8 +133,8 @@ def test_wrong_answers_score_as_expected(context):
     pricey = next(p for p in context.catalog.products if p.leaf_category == goal.category.value
                   and p.price > budget.value * 1.3 and ep.world.in_stock(p))
     run = run_policy(ep, Script([
-        AgentAction(tool_calls=(call("catalog_get_product", product_id=pricey.id),)),
-        AgentAction(tool_calls=(call("recommend_products", product_ids=[pricey.id]),)),
+        AgentAction(tool_calls=(tool_call("catalog_get_product", product_id=pricey.id),)),
+        AgentAction(tool_calls=(tool_call("recommend_products", product_ids=[pricey.id]),)),
     ]))
     v = run.result.verdict
     assert not v.success and v.details["ndcg"] == 0.0
@@ -141,7 +143,7 @@ def test_wrong_answers_score_as_expected(context):
     assert "price <= $" in v.explanation and pricey.id in v.explanation
     # an invented id is penalised as a hallucination
     ep = episode(context, 3, 2)
-    run = run_policy(ep, Script([AgentAction(tool_calls=(call("recommend_products", product_ids=[goal.target_id]),))]))
+    run = run_policy(ep, Script([AgentAction(tool_calls=(tool_call("recommend_products", product_ids=[goal.target_id]),))]))
     assert run.result.reward.hallucination == -1.0 and run.result.invented_ids == [goal.target_id]
 
 

@@ -3,20 +3,22 @@
 from __future__ import annotations
 
 import pytest
+from conftest import call, say
 
-from ecom_bench.agents import Message, get_policy
+from ecom_bench.agents import get_policy
 from ecom_bench.difficulty import Difficulty
 from ecom_bench.domains.orders.book import OrderBook
 from ecom_bench.envs import get_env
 from ecom_bench.envs.journey import journey_length, journey_members
 from ecom_bench.envs.journey.goal import request_opening
 from ecom_bench.envs.journey.agents import classify_request
-from ecom_bench.runner import make_episode, run_policy
+from ecom_bench.episode import new_episode
+from ecom_bench.runner import run_policy
 from ecom_bench.users import UserAct
 
 
 def episode(context, d, index=0, **kw):
-    return make_episode("journey", d, 0, index, context=context, **kw)
+    return new_episode("journey", d, 0, index, context=context, **kw)
 
 
 def find(context, d, predicate, limit=60):
@@ -57,7 +59,7 @@ def test_user_moves_on_only_after_the_active_request_is_answered(context):
     # the other request's final tool is recorded but does not move the user on
     other_final = get_env(second.env).final_tool
     if other_final != get_env(first.env).final_tool:
-        ep.call_tool(other_final, {})  # may error on its arguments: either way nothing advances
+        call(ep, other_final, {})  # may error on its arguments: either way nothing advances
         assert ep.world.intent == 0 and not ep.done
     run = run_policy(ep, get_policy("journey", "oracle"))
     kinds = [request_opening(m.text)[0] for m in run.messages if m.role == "user" and request_opening(m.text)]
@@ -69,7 +71,7 @@ def test_user_moves_on_only_after_the_active_request_is_answered(context):
 def test_context_switch_interrupts_and_resumes(context):
     ep = find(context, 12, lambda e: e.problem.goal.switches[0])
     goal = ep.problem.goal
-    reply = ep.agent_message("Sure, let me look into that. Could you tell me a bit more?")
+    reply = say(ep, "Sure, let me look into that. Could you tell me a bit more?")
     assert request_opening(reply.text)[0] == "switch"
     assert goal.openings[1] in reply.text and ep.world.intent == 1
     assert reply.act is UserAct.CLARIFY and reply.excused  # the customer switched: its turn, not the agent's
@@ -100,14 +102,9 @@ def test_score_is_the_mean_and_success_needs_every_request(context):
 def test_unanswered_requests_fail_their_part(context):
     ep = episode(context, 0)
     oracle = get_policy("journey", "oracle")
-    messages = [Message("system", ep.system_prompt()), Message("user", ep.opening)]
     hidden = ep.problem.hidden_state()
     while ep.world.intent == 0:  # play the first request only, then stop
-        action = oracle.act(messages, hidden, ep.status())
-        messages.append(Message("assistant", action.text, tool_calls=action.tool_calls))
-        for call in action.tool_calls:
-            out = ep.call_tool(call.name, call.arguments)
-            messages.append(Message("tool", out.text, tool_call_id=call.id, tool_name=call.name, error=out.error))
+        ep.step(oracle.act(ep.messages, hidden, ep.status()))
     ep.abort("test: stopped after the first request")
     result = ep.result()
     sub = result.verdict.details["subtasks"]
@@ -142,7 +139,7 @@ def test_a_later_substitution_never_takes_an_earlier_requests_product(context):
                     assert t.goal.original_id not in earlier
                     checked += 1
     assert checked >= 5
-    result = run_policy(make_episode("journey", 10**6, 0, 0, context=context), get_policy("journey", "oracle"))
+    result = run_policy(new_episode("journey", 10**6, 0, 0, context=context), get_policy("journey", "oracle"))
     assert result.result.reward.success, result.result.explanation()
 
 
@@ -152,7 +149,7 @@ def test_honest_policies_tell_requests_apart_from_the_words(context):
         for d in (0, 6, 12):
             for i in range(6):
                 total += 1
-                wrong += classify_request(make_episode(env, d, 0, i, context=context).opening, journey_members()) != env
+                wrong += classify_request(new_episode(env, d, 0, i, context=context).opening, journey_members()) != env
     assert wrong / total < 0.1
 
 

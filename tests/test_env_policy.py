@@ -9,8 +9,8 @@ import re
 
 import pytest
 
-from conftest import questions
-from ecom_bench.agents import Message
+from conftest import call, questions, say
+from ecom_bench.conversation import Message
 from ecom_bench.agents.base import get_policy
 from ecom_bench.difficulty import Difficulty
 from ecom_bench.domains.policy.rulebook import Rulebook
@@ -19,14 +19,15 @@ from ecom_bench.envs.base import new_world
 from ecom_bench.envs.policy.goal import PolicyGoal, ratio_reward
 from ecom_bench.envs.policy.agents import read_rule
 from ecom_bench.envs.policy.phrases import PHRASES as POLICY_PHRASES
-from ecom_bench.runner import make_episode, run_policy
+from ecom_bench.episode import new_episode
+from ecom_bench.runner import run_policy
 from ecom_bench.users import UserAct
 from ecom_bench.domains.policy.generator import _value, make_rule
 from ecom_bench.domains.policy.rules import FAMILIES, SLOTS
 
 
 def episode(context, d, index=0, seed=0, strict=True):
-    return make_episode("policy", d, seed, index, context=context, strict=strict)
+    return new_episode("policy", d, seed, index, context=context, strict=strict)
 
 
 def success_rate(context, policy, d, n, start=0):
@@ -37,9 +38,9 @@ def success_rate(context, policy, d, n, start=0):
 def answer_with(ep, answer):
     """Search for the target (so it was shown) and submit `answer`; return the episode result."""
     goal: PolicyGoal = ep.problem.goal
-    ep.call_tool("policy_search", {"query": f"{goal.title} {goal.rule_id}"})
+    call(ep, "policy_search", {"query": f"{goal.title} {goal.rule_id}"})
     if answer is not None:
-        out = ep.call_tool("answer_policy_question", {"answer": answer})
+        out = call(ep, "answer_policy_question", {"answer": answer})
         assert not out.error, out.text
     return ep.result()
 
@@ -124,7 +125,7 @@ def test_p_missing_withholds_slots_that_asking_reveals(context):
         slot = SLOTS[key]
         value = slot.fmt(goal.situation[key])
         assert value not in ep.opening
-        reply = ep.agent_message(f"Could you tell me your {slot.label}?")
+        reply = say(ep, f"Could you tell me your {slot.label}?")
         assert reply.act is UserAct.CLARIFY and key in reply.revealed and value in reply.text
         assert ep.problem.user.disclosure()[key]
         return
@@ -187,7 +188,7 @@ def test_specific_wrong_numeric_answers(context):
     v = answer_with(ep, "0").verdict
     assert v.task == -1.0 and "zero" in v.explanation
     ep = _episode_of_kind(context, "number")
-    out = ep.call_tool("answer_policy_question", {"answer": "store credit"})  # the question asks for a figure
+    out = call(ep, "answer_policy_question", {"answer": "store credit"})  # the question asks for a figure
     assert out.error and "not an outcome" in out.text and not ep.world.answers and not ep.done
 
 
@@ -200,7 +201,7 @@ def test_specific_wrong_categorical_answers(context):
     ep = _episode_of_kind(context, "choice")
     assert answer_with(ep, str(goal.answer).upper() + ".").verdict.task == 1.0
     ep = _episode_of_kind(context, "choice")
-    out = ep.call_tool("answer_policy_question", {"answer": "12"})  # the question asks for an outcome
+    out = call(ep, "answer_policy_question", {"answer": "12"})  # the question asks for an outcome
     assert out.error and goal.answer in out.text and not ep.world.answers and not ep.done
 
 
@@ -211,11 +212,11 @@ def test_no_answer_is_a_hard_fail(context):
 
 def test_bad_tool_arguments_give_readable_errors(context):
     ep = episode(context, 3)
-    out = ep.call_tool("policy_search", {"query": "   "})
+    out = call(ep, "policy_search", {"query": "   "})
     assert out.error and "must not be empty" in out.text
-    out = ep.call_tool("policy_get", {"rule_id": "SHIP-0000"})
+    out = call(ep, "policy_get", {"rule_id": "SHIP-0000"})
     assert out.error and "policy_search" in out.text
-    out = ep.call_tool("answer_policy_question", {"answer": "no idea"})
+    out = call(ep, "answer_policy_question", {"answer": "no idea"})
     assert out.error and "Not recorded" in out.text and ("e.g." in out.text or "outcome" in out.text)
     assert not ep.done and not ep.world.answers
 
@@ -223,12 +224,12 @@ def test_bad_tool_arguments_give_readable_errors(context):
 def test_tools_show_rule_ids_and_never_the_answer(context):
     ep = episode(context, 6)
     goal: PolicyGoal = ep.problem.goal
-    out = ep.call_tool("policy_search", {"query": goal.title})
+    out = call(ep, "policy_search", {"query": goal.title})
     assert goal.rule_id in {r["rule_id"] for r in json.loads(out.text)["results"]}
     assert goal.rule_id in ep.world.seen_ids
-    detail = json.loads(ep.call_tool("policy_get", {"rule_id": goal.rule_id.lower()}).text)
+    detail = json.loads(call(ep, "policy_get", {"rule_id": goal.rule_id.lower()}).text)
     assert detail["rule_id"] == goal.rule_id and "Applies to:" in detail["text"]
-    text = ep.system_prompt() + ep.call_tool("answer_policy_question", {"answer": "1"}).text
+    text = ep.system_prompt() + call(ep, "answer_policy_question", {"answer": "1"}).text
     assert goal.answer_text() not in text
 
 
@@ -264,12 +265,12 @@ def test_user_cannot_check_a_proposed_answer_and_quits_at_the_last_turn(context)
     charged to the agent (was CONFIRM, excused)."""
     ep = episode(context, 0)
     goal: PolicyGoal = ep.problem.goal
-    reply = ep.agent_message(f"According to the policy the answer is {goal.answer_text()}.")
+    reply = say(ep, f"According to the policy the answer is {goal.answer_text()}.")
     assert reply.act is UserAct.CONTINUE and not reply.excused and goal.answer_text() not in reply.text
-    reply = ep.agent_message("Let me check.")
+    reply = say(ep, "Let me check.")
     assert reply.act is UserAct.CONTINUE
     for _ in range(ep.difficulty.max_turns):
-        reply = ep.agent_message("One moment please.")
+        reply = say(ep, "One moment please.")
         if reply is None or reply.ends_episode:
             break
     assert reply.act is UserAct.QUIT and ep.done
@@ -284,7 +285,7 @@ def test_a_proposal_never_draws_a_confirm_whatever_its_value(context):
             for k in list(ep.problem.user.withheld()):  # nothing left to disclose
                 ep.problem.user._disclosure.reveal(k)
             shown = goal.answer_text() if right else "$1,234.00"
-            reply = ep.agent_message(f"Under the policy you get {shown}. Does that work for you?")
+            reply = say(ep, f"Under the policy you get {shown}. Does that work for you?")
             assert reply.act is UserAct.CONTINUE and not reply.excused and not reply.revealed
 
 
@@ -325,7 +326,7 @@ def test_any_plain_request_discloses_withheld_facts(context, d):
         for i in indices:
             ep = episode(context, d, i)
             before = ep.problem.user.withheld()
-            reply = ep.agent_message(question)
+            reply = say(ep, question)
             assert reply.act is UserAct.CLARIFY and reply.excused and reply.revealed, (question, reply)
             goal: PolicyGoal = ep.problem.goal
             for key in reply.revealed:
@@ -337,7 +338,7 @@ def test_a_general_question_discloses_every_withheld_fact_and_a_specific_one_nar
         hidden = ep.problem.user.withheld()
         if len(hidden) < 2:
             continue
-        reply = ep.agent_message("Could you give me a few details about your order?")
+        reply = say(ep, "Could you give me a few details about your order?")
         assert set(reply.revealed) == set(hidden) and not ep.problem.user.withheld()
         break
     else:
@@ -347,7 +348,7 @@ def test_a_general_question_discloses_every_withheld_fact_and_a_specific_one_nar
         if len(hidden) < 2:
             continue
         key = hidden[0]
-        reply = ep.agent_message(f"What is the {SLOTS[key].label}?")
+        reply = say(ep, f"What is the {SLOTS[key].label}?")
         assert key in reply.revealed and set(reply.revealed) < set(hidden)
         return
     pytest.fail("no episode withheld two facts")
@@ -362,7 +363,7 @@ def test_nothing_withheld_no_clarify_and_the_opening_signals_only_when_something
                         for line in POLICY_PHRASES["missing_signal"])
         assert signalled == bool(user.withheld()), ep.opening
         if not user.withheld():
-            reply = ep.agent_message("Is there anything else I should know?")
+            reply = say(ep, "Is there anything else I should know?")
             assert reply.act is UserAct.CONTINUE and not reply.excused
 
 

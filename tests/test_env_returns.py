@@ -6,17 +6,19 @@ import re
 from datetime import timedelta
 
 import pytest
+from conftest import call, say
 
 from ecom_bench.agents.base import get_policy
 from ecom_bench.difficulty import Difficulty
-from ecom_bench.runner import make_episode, run_policy
+from ecom_bench.episode import new_episode
+from ecom_bench.runner import run_policy
 from ecom_bench.users import UserAct
 from ecom_bench.domains.orders.book import find_order, OrderBook
 from ecom_bench.domains.orders.eligibility import check_eligibility
 
 
 def episode(context, d, index=0, seed=0):
-    return make_episode("returns", d, seed, index, context=context)
+    return new_episode("returns", d, seed, index, context=context)
 
 
 def _find(context, d, predicate, limit=300):
@@ -102,7 +104,7 @@ def test_window_boundary_is_inclusive(context):
     order.delivered_at = ep.world.now - timedelta(days=window + 1)
     e = check_eligibility(ep.world, order, line)
     assert not e.eligible and f"{window}-day return window ended" in e.reason
-    out = ep.call_tool("return_initiate", {"order_id": g.order_id, "line_id": g.line_id, "reason": "defective",
+    out = call(ep, "return_initiate", {"order_id": g.order_id, "line_id": g.line_id, "reason": "defective",
                                            "method": "mail"})
     assert out.error and "cannot be returned or exchanged" in out.text and not [r for r in ep.world.state(OrderBook).returns if r.intent is not None]
 
@@ -110,8 +112,8 @@ def test_window_boundary_is_inclusive(context):
 def test_ineligible_target_wants_not_eligible(context):
     ep = _find(context, 12, lambda e: not e.problem.goal.eligible and e.problem.goal.replacement is None)
     g = ep.problem.goal
-    ep.call_tool("order_get", {"order_id": g.order_id})
-    ep.call_tool("report_return_outcome", {"order_id": g.order_id, "line_id": g.line_id, "outcome": "return_started"})
+    call(ep, "order_get", {"order_id": g.order_id})
+    call(ep, "report_return_outcome", {"order_id": g.order_id, "line_id": g.line_id, "outcome": "return_started"})
     res = ep.result()
     assert res.verdict.details["act"] == -1 and res.reward.task == pytest.approx(0.1)
     assert "not eligible" in res.verdict.explanation
@@ -122,13 +124,13 @@ def test_wrong_line_return_is_penalised_and_corrected(context):
     g = ep.problem.goal
     other = next(o for o in ep.world.state(OrderBook).orders if o.order_id != g.order_id and o.status.value == "delivered"
                  and check_eligibility(ep.world, o, o.lines[0]).eligible)
-    ep.call_tool("order_get", {"order_id": other.order_id})
-    out = ep.call_tool("return_initiate", {"order_id": other.order_id, "line_id": other.lines[0].line_id,
+    call(ep, "order_get", {"order_id": other.order_id})
+    out = call(ep, "return_initiate", {"order_id": other.order_id, "line_id": other.lines[0].line_id,
                                            "reason": g.reason, "method": g.method})
     assert not out.error
-    reply = ep.agent_message("I've started the return.")
+    reply = say(ep, "I've started the return.")
     assert reply.act is UserAct.CORRECT and "not the item I meant" in reply.text
-    ep.call_tool("report_return_outcome", {"order_id": other.order_id, "line_id": other.lines[0].line_id,
+    call(ep, "report_return_outcome", {"order_id": other.order_id, "line_id": other.lines[0].line_id,
                                            "outcome": "return_started"})
     res = ep.result()
     assert res.verdict.details["identify"] == -1 and res.verdict.details["act"] == -1
@@ -140,10 +142,10 @@ def test_wrong_reason_scores_zero_for_the_action(context):
                and e.problem.goal.replacement is None)
     g = ep.problem.goal
     reason = "changed_mind" if g.reason != "changed_mind" else "defective"
-    ep.call_tool("order_get", {"order_id": g.order_id})
-    ep.call_tool("return_initiate", {"order_id": g.order_id, "line_id": g.line_id, "reason": reason,
+    call(ep, "order_get", {"order_id": g.order_id})
+    call(ep, "return_initiate", {"order_id": g.order_id, "line_id": g.line_id, "reason": reason,
                                      "method": g.method})
-    ep.call_tool("report_return_outcome", {"order_id": g.order_id, "line_id": g.line_id, "outcome": "return_started"})
+    call(ep, "report_return_outcome", {"order_id": g.order_id, "line_id": g.line_id, "outcome": "return_started"})
     res = ep.result()
     assert res.verdict.details["act"] == 0 and res.reward.task == pytest.approx(0.55) and not res.reward.success
     assert f"reason {reason} (customer: {g.reason})" in res.verdict.explanation
@@ -157,20 +159,20 @@ def test_a_return_with_the_wrong_method_is_objected_to_not_thanked(context, righ
                and e.problem.goal.replacement is None)
     g = ep.problem.goal
     method = g.method if right_method else next(m for m in ("pickup", "drop_off", "mail") if m != g.method)
-    ep.call_tool("order_get", {"order_id": g.order_id})
-    out = ep.call_tool("return_initiate", {"order_id": g.order_id, "line_id": g.line_id, "reason": g.reason,
+    call(ep, "order_get", {"order_id": g.order_id})
+    out = call(ep, "return_initiate", {"order_id": g.order_id, "line_id": g.line_id, "reason": g.reason,
                                            "method": method})
     assert not out.error, out.text
-    reply = ep.agent_message("I've started the return for you.")
+    reply = say(ep, "I've started the return for you.")
     if right_method:
         assert reply.act is UserAct.CONFIRM
         return
     assert reply.act is UserAct.CORRECT and not reply.excused and "thank" not in reply.text.lower()
     said = {"pickup": "pick", "drop_off": "drop", "mail": "mail"}  # their own method words (never noised)
     assert said[g.method] in reply.text.lower() and said[method] not in reply.text.lower()
-    later = ep.agent_message("Is there anything else I can help with?")
+    later = say(ep, "Is there anything else I can help with?")
     assert later.act is not UserAct.CONFIRM
-    ep.call_tool("report_return_outcome", {"order_id": g.order_id, "line_id": g.line_id, "outcome": "return_started"})
+    call(ep, "report_return_outcome", {"order_id": g.order_id, "line_id": g.line_id, "outcome": "return_started"})
     res = ep.result()
     assert res.verdict.details["act"] == 0 and not res.reward.success
     assert f"method {method} (customer: {g.method})" in res.verdict.explanation
@@ -179,10 +181,10 @@ def test_a_return_with_the_wrong_method_is_objected_to_not_thanked(context, righ
 def test_replacement_quality(context):
     ep = _find(context, 3, lambda e: e.problem.goal.replacement is not None and e.problem.goal.eligible)
     g = ep.problem.goal
-    ep.call_tool("order_get", {"order_id": g.order_id})
-    ep.call_tool("return_initiate", {"order_id": g.order_id, "line_id": g.line_id, "reason": g.reason,
+    call(ep, "order_get", {"order_id": g.order_id})
+    call(ep, "return_initiate", {"order_id": g.order_id, "line_id": g.line_id, "reason": g.reason,
                                      "method": g.method})
-    ep.call_tool("report_return_outcome", {"order_id": g.order_id, "line_id": g.line_id, "outcome": "return_started",
+    call(ep, "report_return_outcome", {"order_id": g.order_id, "line_id": g.line_id, "outcome": "return_started",
                                            "replacement_product_id": g.product_id})  # the returned product itself
     res = ep.result()
     assert res.verdict.details["replacement"] == -1 and "it is the returned product" in res.verdict.explanation
@@ -191,10 +193,10 @@ def test_replacement_quality(context):
     ep = _find(context, 3, lambda e: e.problem.goal.replacement is None and e.problem.goal.eligible
                and e.problem.goal.kind == "return")
     g = ep.problem.goal
-    ep.call_tool("order_get", {"order_id": g.order_id})
-    ep.call_tool("return_initiate", {"order_id": g.order_id, "line_id": g.line_id, "reason": g.reason,
+    call(ep, "order_get", {"order_id": g.order_id})
+    call(ep, "return_initiate", {"order_id": g.order_id, "line_id": g.line_id, "reason": g.reason,
                                      "method": g.method})
-    ep.call_tool("report_return_outcome", {"order_id": g.order_id, "line_id": g.line_id, "outcome": "return_started",
+    call(ep, "report_return_outcome", {"order_id": g.order_id, "line_id": g.line_id, "outcome": "return_started",
                                            "replacement_product_id": g.product_id})
     assert ep.result().verdict.details["replacement"] == -1
 
@@ -202,14 +204,14 @@ def test_replacement_quality(context):
 def test_exchange_needs_the_wanted_variant(context):
     ep = _find(context, 6, lambda e: e.problem.goal.kind == "exchange" and e.problem.goal.eligible)
     g, order, line = _target(ep)
-    ep.call_tool("order_get", {"order_id": g.order_id})
-    ep.call_tool("catalog_get_variants", {"product_id": g.product_id})
-    out = ep.call_tool("return_exchange", {"order_id": g.order_id, "line_id": g.line_id, "new_variant_id": line.variant_id,
+    call(ep, "order_get", {"order_id": g.order_id})
+    call(ep, "catalog_get_variants", {"product_id": g.product_id})
+    out = call(ep, "return_exchange", {"order_id": g.order_id, "line_id": g.line_id, "new_variant_id": line.variant_id,
                                            "reason": g.reason, "method": g.method})
     assert out.error and "already ordered" in out.text
-    ep.call_tool("return_initiate", {"order_id": g.order_id, "line_id": g.line_id, "reason": g.reason,
+    call(ep, "return_initiate", {"order_id": g.order_id, "line_id": g.line_id, "reason": g.reason,
                                      "method": g.method})
-    ep.call_tool("report_return_outcome", {"order_id": g.order_id, "line_id": g.line_id, "outcome": "return_started"})
+    call(ep, "report_return_outcome", {"order_id": g.order_id, "line_id": g.line_id, "outcome": "return_started"})
     res = ep.result()
     assert res.verdict.details["act"] == 0 and "a return instead of an exchange" in res.verdict.explanation
 
@@ -229,7 +231,7 @@ def test_tool_errors_are_readable(context):
          "Unknown outcome 'done'"),
     ]
     for name, args, message in cases:
-        out = ep.call_tool(name, args)
+        out = call(ep, name, args)
         assert out.error and message in out.text, out.text
     assert not ep.done and ep.world.state(OrderBook).returns == before
 
@@ -237,7 +239,7 @@ def test_tool_errors_are_readable(context):
 def test_already_returned_line_is_refused(context):
     ep = _find(context, 14, lambda e: e.problem.goal.edge == "already_returned")
     g = ep.problem.goal
-    out = ep.call_tool("return_initiate", {"order_id": g.order_id, "line_id": g.line_id, "reason": g.reason,
+    out = call(ep, "return_initiate", {"order_id": g.order_id, "line_id": g.line_id, "reason": g.reason,
                                            "method": g.method})
     assert out.error and "already has a return" in out.text
 
@@ -249,9 +251,9 @@ def test_slots_are_withheld_and_revealed_one_by_one(context):
     assert hidden(0) < hidden(9)
     ep = _find(context, 9, lambda e: not e.problem.user.disclosure()["reason"]
                and not e.problem.user.disclosure()["method"])
-    reply = ep.agent_message("What is the reason for the return?")
+    reply = say(ep, "What is the reason for the return?")
     assert reply.act is UserAct.CLARIFY and reply.revealed == ("reason",)
-    reply = ep.agent_message("How would you like to send it back: pickup, drop-off or mail?")
+    reply = say(ep, "How would you like to send it back: pickup, drop-off or mail?")
     assert reply.revealed == ("method",)
 
 

@@ -5,18 +5,20 @@ from __future__ import annotations
 import re
 
 import pytest
+from conftest import call, say
 
-from ecom_bench.agents import AgentAction, ToolCallRequest
 from ecom_bench.agents.base import get_policy
+from ecom_bench.conversation import AgentAction, ToolCallRequest
 from ecom_bench.envs._ranking import score_list
-from ecom_bench.runner import make_episode, run_policy
+from ecom_bench.episode import new_episode
+from ecom_bench.runner import run_policy
 from ecom_bench.users import UserAct
 
 ENV = "substitution"
 
 
 def episode(context, d, index=0, seed=0):
-    return make_episode(ENV, d, seed, index, context=context)
+    return new_episode(ENV, d, seed, index, context=context)
 
 
 def success_rate(context, policy, d, n):
@@ -47,7 +49,7 @@ def with_incompatible(context, d):
     return next(e for i in range(40) if incompatible(context, e := episode(context, d, i)) is not None)
 
 
-def call(name, **args):
+def tool_call(name, **args):
     return ToolCallRequest(name, args, id=f"{name}-{len(args)}")
 
 
@@ -84,9 +86,9 @@ def test_recommending_the_original_or_an_incompatible_product_fails(context):
     p0 = context.catalog.get(goal.original_id)
     bad = incompatible(context, ep)
     run = run_policy(ep, Script([
-        AgentAction(tool_calls=(call("user_get_visit_history"),)),
-        AgentAction(tool_calls=(call("catalog_get_product", product_id=bad.id),)),
-        AgentAction(tool_calls=(call("recommend_products", product_ids=[p0.id, bad.id]),)),
+        AgentAction(tool_calls=(tool_call("user_get_visit_history"),)),
+        AgentAction(tool_calls=(tool_call("catalog_get_product", product_id=bad.id),)),
+        AgentAction(tool_calls=(tool_call("recommend_products", product_ids=[p0.id, bad.id]),)),
     ]))
     v = run.result.verdict
     assert not v.success and v.details["ndcg"] == 0.0
@@ -98,11 +100,11 @@ def test_user_corrects_original_and_incompatible_proposals(context):
     ep = with_incompatible(context, 3)
     goal = ep.problem.goal
     p0 = context.catalog.get(goal.original_id)
-    ep.call_tool("user_get_visit_history", {})
-    reply = ep.agent_message(f"Would {p0.id} work?")
+    call(ep, "user_get_visit_history", {})
+    reply = say(ep, f"Would {p0.id} work?")
     assert reply.act is UserAct.CORRECT and "out of stock" in reply.text
     bad = incompatible(context, ep)
-    reply = ep.agent_message(f"How about {bad.id} then.")
+    reply = say(ep, f"How about {bad.id} then.")
     assert reply.act is UserAct.CORRECT and goal.compatibility.value in reply.text
 
 
@@ -111,7 +113,7 @@ def test_compatibility_can_be_withheld_and_asked_for(context):
         e.problem.goal.compatibility.slot])
     c = ep.problem.goal.compatibility
     assert not re.search(rf"\b{re.escape(c.value)}\b", ep.opening.split("again")[-1].split("stock.")[-1])
-    reply = ep.agent_message(f"Which {c.label} do you need?")
+    reply = say(ep, f"Which {c.label} do you need?")
     assert reply.act is UserAct.CLARIFY and c.value in reply.text
 
 

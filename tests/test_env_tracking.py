@@ -6,20 +6,22 @@ import json
 import re
 
 import pytest
+from conftest import call, say
 
 from ecom_bench.agents.base import get_policy
 from ecom_bench.difficulty import Difficulty
 from ecom_bench.domains.orders.book import OrderBook
 from ecom_bench.envs import get_env
 from ecom_bench.envs.base import new_world
-from ecom_bench.runner import make_episode, run_policy
+from ecom_bench.episode import new_episode
+from ecom_bench.runner import run_policy
 from ecom_bench.users import UserAct
 from ecom_bench.domains.orders.records import OrderStatus
 from ecom_bench.domains.orders.references import OrderReference, RefKind, matching_lines
 
 
 def episode(context, d, index=0, seed=0):
-    return make_episode("tracking", d, seed, index, context=context)
+    return new_episode("tracking", d, seed, index, context=context)
 
 
 def _find(context, d, predicate, limit=200):
@@ -106,7 +108,7 @@ def test_p_missing_withholds_the_reference_and_asking_reveals_it(context):
                and e.problem.goal.reference["kind"] != "order_id")
     g = ep.problem.goal
     assert g.reference_text not in ep.opening
-    reply = ep.agent_message("Which order do you mean?")
+    reply = say(ep, "Which order do you mean?")
     assert reply.act is UserAct.CLARIFY and reply.revealed == ("order",)
     assert ep.problem.user.disclosure()["order"]
 
@@ -115,11 +117,11 @@ def test_a_customer_who_gave_the_id_corrects_a_wrong_one_and_loses_patience(cont
     ep = _find(context, 4, lambda e: e.problem.goal.reference["kind"] == "order_id")
     g = ep.problem.goal
     others = [o.order_id for o in ep.world.state(OrderBook).orders if o.order_id != g.order_id]
-    reply = ep.agent_message(f"Your order {others[0]} is on its way.")
+    reply = say(ep, f"Your order {others[0]} is on its way.")
     assert reply.act is UserAct.CORRECT and g.order_id in reply.text and "not my order" in reply.text
-    reply = ep.agent_message(f"Is it {others[1]}?")  # a question is no mistake: they repeat their id
+    reply = say(ep, f"Is it {others[1]}?")  # a question is no mistake: they repeat their id
     assert reply.act is not UserAct.CORRECT and g.order_id in reply.text and not reply.ends_episode
-    reply = ep.agent_message(f"Your order {others[2]} was delivered.")  # the second mistake
+    reply = say(ep, f"Your order {others[2]} was delivered.")  # the second mistake
     assert reply.act is UserAct.QUIT and reply.ends_episode
 
 
@@ -133,9 +135,9 @@ def test_a_customer_who_described_the_order_cannot_tell_ids_apart(context):
     replies = []
     for named in (wrong[:2] + [g.order_id], wrong[:3], [g.order_id], wrong[:1]):
         ep = ep_()
-        question = ep.agent_message("Is it " + " or ".join(named) + "?")
+        question = say(ep, "Is it " + " or ".join(named) + "?")
         ep = ep_()
-        statement = ep.agent_message(f"Your order {named[0]} has shipped.")
+        statement = say(ep, f"Your order {named[0]} has shipped.")
         replies.append((question.text, question.act, statement.text, statement.act))
     assert len(set(replies)) == 1, replies
     assert g.order_id not in replies[0][0] and g.reference_text in replies[0][0]
@@ -148,8 +150,8 @@ def test_verifier_scores_each_half(context, order_right, status_right, r_task):
     g = ep.problem.goal
     other = next(o for o in ep.world.state(OrderBook).orders if o.order_id != g.order_id)
     wrong_status = next(s.value for s in OrderStatus if s.value != g.status)
-    ep.call_tool("order_list", {})
-    out = ep.call_tool("report_order_status", {"order_id": g.order_id if order_right else other.order_id,
+    call(ep, "order_list", {})
+    out = call(ep, "report_order_status", {"order_id": g.order_id if order_right else other.order_id,
                                                "status": g.status if status_right else wrong_status})
     assert not out.error and "recorded" in out.text and "right" not in out.text
     res = ep.result()
@@ -160,12 +162,12 @@ def test_verifier_scores_each_half(context, order_right, status_right, r_task):
 
 def test_tool_errors_are_readable(context):
     ep = episode(context, 3)
-    out = ep.call_tool("order_get", {"order_id": "ORD-000000"})
+    out = call(ep, "order_get", {"order_id": "ORD-000000"})
     assert out.error and "No order with id 'ORD-000000'" in out.text and "order_list" in out.text
-    out = ep.call_tool("report_order_status", {"order_id": ep.problem.goal.order_id, "status": "lost"})
+    out = call(ep, "report_order_status", {"order_id": ep.problem.goal.order_id, "status": "lost"})
     assert out.error and "Unknown order status 'lost'" in out.text and "in_transit" in out.text
     assert not ep.done
-    data = json.loads(ep.call_tool("order_get", {"order_id": ep.problem.goal.order_id.lower()}).text)
+    data = json.loads(call(ep, "order_get", {"order_id": ep.problem.goal.order_id.lower()}).text)
     assert data["order_id"] == ep.problem.goal.order_id  # ids in any case
 
 

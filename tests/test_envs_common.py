@@ -18,7 +18,8 @@ import pytest
 from conftest import TEST_CATALOG_SIZE
 from ecom_bench.agents import get_policy
 from ecom_bench.envs import ENVIRONMENTS, get_env
-from ecom_bench.runner import make_episode, run_policy
+from ecom_bench.episode import new_episode
+from ecom_bench.runner import run_policy
 
 ENVS = list(ENVIRONMENTS)
 #: Envs where the random floor must stay at or below 5% success from d = 3 (issue 3).
@@ -26,7 +27,7 @@ RANDOM_FLOOR_ENVS = ("discovery", "substitution", "tracking", "policy", "bundle"
 
 
 def run(context, env, d, index, policy, seed=0):
-    return run_policy(make_episode(env, d, seed, index, context=context), get_policy(env, policy))
+    return run_policy(new_episode(env, d, seed, index, context=context), get_policy(env, policy))
 
 
 @pytest.mark.parametrize("env", ENVS)
@@ -98,7 +99,7 @@ def test_system_prompt_and_tools_hold_no_hidden_ids(context, env):
     from ecom_bench.envs.journey.goal import JourneyGoal  # noqa: F401  (journey hides sub-goals too)
 
     for i in range(3):
-        episode = make_episode(env, 9, 0, i, context=context)
+        episode = new_episode(env, 9, 0, i, context=context)
         hidden = json.dumps(episode.problem.hidden_state())
         told = episode.system_prompt() + json.dumps([s.openai_schema() for s in episode.tool_specs()])
         ids = {tok for tok in _id_like(hidden)}
@@ -115,9 +116,9 @@ def test_explanations_read_right_in_markdown_and_agree_with_the_score(context):
     """No "*" (Markdown italics in `inspect view`); a hard fail says its -1 overrides the verdict."""
     from ecom_bench.conversation import AgentAction, ToolCallRequest
 
-    good = run_policy(make_episode("cart", 3, 0, 0, context=context), get_policy("cart", "oracle")).result
+    good = run_policy(new_episode("cart", 3, 0, 0, context=context), get_policy("cart", "oracle")).result
     assert "*" not in good.explanation() and "0.75 × task" in good.explanation()
-    ep = make_episode("cart", 3, 0, 0, context=context)
+    ep = new_episode("cart", 3, 0, 0, context=context)
     ep.step(AgentAction(tool_calls=(ToolCallRequest("checkout", {}, "c", parse_error="bad JSON"),)))
     text = ep.result().explanation()
     assert text.startswith("HARD FAIL (invalid output") and "task and total -1" in text

@@ -19,13 +19,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import TEST_SPEC, examples
+from conftest import TEST_SPEC, call, examples, say
 from ecom_bench.domains.orders.book import OrderBook
 from ecom_bench.domains.policy.rulebook import Rulebook
 from ecom_bench.envs import ENVIRONMENTS, get_env
 from ecom_bench.envs.context import load_context
-from ecom_bench.episode import MAX_REFUSED_CALLS_PER_TURN, Episode, ToolOutcome
-from ecom_bench.runner import make_episode
+from ecom_bench.conversation import AgentAction, Message, ToolCallRequest
+from ecom_bench.episode import MAX_REFUSED_CALLS_PER_TURN, Episode, EpisodeOver, new_episode
 from ecom_bench.world._tooling import MAX_ARG_CHARS, MAX_ARG_ITEMS
 
 pytestmark = pytest.mark.reliability
@@ -45,7 +45,7 @@ SPECS = get_env("journey").toolkit_class().specs()  # every built-in tool
 # ------------------------------------------------------------------ episodes
 @cache
 def _template(env: str, index: int = 0) -> Episode:
-    return make_episode(env, DIFFICULTY, 0, index, context=load_context(TEST_SPEC))
+    return new_episode(env, DIFFICULTY, 0, index, context=load_context(TEST_SPEC))
 
 
 def fresh(env: str, strict: bool = True, index: int = 0) -> Episode:
@@ -78,9 +78,9 @@ def foreign_ids(env: str) -> tuple[str, ...]:
     return tuple(i for i in other if i not in mine)[:8]
 
 
-def check(ep: Episode, out: ToolOutcome) -> None:
-    """The invariants of one tool call's outcome."""
-    assert isinstance(out, ToolOutcome) and isinstance(out.text, str)
+def check(ep: Episode, out: Message) -> None:
+    """The invariants of one tool call's outcome (its tool-result message)."""
+    assert isinstance(out, Message) and out.role == "tool" and isinstance(out.text, str)
     assert len(out.text) <= MAX_REPLY_CHARS, len(out.text)
     if out.invalid:
         assert out.error
@@ -208,15 +208,21 @@ def test_random_call_sequences_never_crash(env, data):
     ep = fresh(env, strict=strict)
     for _ in range(data.draw(st.integers(1, 6), label="steps")):
         if data.draw(st.integers(0, 5)) == 0:
-            reply = ep.agent_message(data.draw(st.sampled_from(["", "ok?", MB[:5000], *WEIRD])))
-            assert ep.done or reply is not None
+            text = data.draw(st.sampled_from(["", "ok?", MB[:5000], *WEIRD]))
+            if ep.done:
+                with pytest.raises(EpisodeOver):
+                    say(ep, text)
+            else:
+                assert say(ep, text) is ep.user_messages[-1]
             continue
         name, args = data.draw(_call(ep, env), label="call")
-        was_done = ep.done
-        out = ep.call_tool(name, args)
-        check(ep, out)
-        if was_done:
-            assert out.error and "ended" in out.text
+        if ep.done:  # every action after the end is refused, the result unchanged
+            before = check_result(ep)
+            with pytest.raises(EpisodeOver):
+                call(ep, name, args)
+            assert check_result(ep) == before
+            continue
+        check(ep, call(ep, name, args))
     check_result(ep)
 
 
@@ -230,7 +236,7 @@ def test_every_tool_with_fuzzed_values_keeps_going_unless_invalid(env, data):
         if ep.done:
             break
         args = {p: data.draw(_values(ep, env)) for p in params(name) if data.draw(st.booleans())}
-        out = ep.call_tool(name, args)
+        out = call(ep, name, args)
         check(ep, out)
         if out.invalid:
             assert "invalid arguments" in out.text and any(p in out.text for p in params(name))
@@ -238,7 +244,7 @@ def test_every_tool_with_fuzzed_values_keeps_going_unless_invalid(env, data):
 
 
 # ------------------------------------------------------------------ explicit cases
-def _expect_invalid(ep: Episode, out: ToolOutcome, *needles: str) -> None:
+def _expect_invalid(ep: Episode, out: Message, *needles: str) -> None:
     check(ep, out)
     assert out.invalid and out.error, out
     for needle in needles:
@@ -259,7 +265,7 @@ def _expect_invalid(ep: Episode, out: ToolOutcome, *needles: str) -> None:
 def test_arguments_that_are_not_a_dict(env, arguments, strict):
     ep = fresh(env, strict=strict)
     name = tools_with_params(env)[0]
-    _expect_invalid(ep, ep.call_tool(name, arguments), name, "JSON object", type(arguments).__name__)
+    _expect_invalid(ep, call(ep, name, arguments), name, "JSON object", type(arguments).__name__)
 
 
 @pytest.mark.parametrize("strict", [True, False])
@@ -268,7 +274,7 @@ def test_arguments_that_are_not_a_dict(env, arguments, strict):
 def test_unknown_tool_names(name, strict):
     for env in ENVS:
         ep = fresh(env, strict=strict)
-        out = ep.call_tool(name, {})
+        out = call(ep, name, {})
         _expect_invalid(ep, out, "unknown tool", "available:")
         assert len(out.text) < 2000
 
@@ -278,7 +284,7 @@ def test_tools_of_other_envs_are_unknown(env):
     for name in SPECS:
         ep = fresh(env, strict=False)
         if name not in ep.env.tool_names:
-            _expect_invalid(ep, ep.call_tool(name, {}), "unknown tool", name)
+            _expect_invalid(ep, call(ep, name, {}), "unknown tool", name)
 
 
 @pytest.mark.parametrize("env", ENVS)
@@ -288,7 +294,7 @@ def test_missing_required_argument_names_it(env):
             ep = fresh(env, strict=False)
             args = valid_args(name, ep)
             del args[p]
-            _expect_invalid(ep, ep.call_tool(name, args), p, "Field required")
+            _expect_invalid(ep, call(ep, name, args), p, "Field required")
 
 
 @pytest.mark.parametrize("extra", ["extra", "", "Product_ID", "__init__", "x" * 5000])
@@ -297,14 +303,14 @@ def test_extra_argument_names_it(env, extra):
     name = tools_with_params(env)[0]
     ep = fresh(env, strict=True)
     args = valid_args(name, ep) | {extra: 1}
-    out = ep.call_tool(name, args)
+    out = call(ep, name, args)
     _expect_invalid(ep, out, "Extra inputs are not permitted", extra[:50])
     assert len(out.text) < 2000
 
 
 def test_non_string_keys_are_a_schema_failure():
     ep = fresh("cart", strict=True)
-    _expect_invalid(ep, ep.call_tool("catalog_search", {"query": "usb", 1: 2}), "catalog_search")
+    _expect_invalid(ep, call(ep, "catalog_search", {"query": "usb", 1: 2}), "catalog_search")
 
 
 _WRONG = {
@@ -326,19 +332,19 @@ def test_wrong_types_name_the_argument(env, name, param):
             continue
         ep = fresh(env, strict=False)
         args = valid_args(name, ep) | {param: bad}
-        _expect_invalid(ep, ep.call_tool(name, args), name, param)
+        _expect_invalid(ep, call(ep, name, args), name, param)
 
 
 @pytest.mark.parametrize("env,name,param", env_tool_param_cases("string"))
 def test_huge_strings_are_rejected_and_never_echoed(env, name, param):
     for strict in (True, False):
         ep = fresh(env, strict=strict)
-        out = ep.call_tool(name, valid_args(name, ep) | {param: MB})
+        out = call(ep, name, valid_args(name, ep) | {param: MB})
         _expect_invalid(ep, out, param, f"at most {MAX_ARG_CHARS} characters")
         assert len(out.text) < 2000
     # at the bound the call is schema-valid: a readable tool error or a result, still bounded
     ep = fresh(env, strict=True)
-    out = ep.call_tool(name, valid_args(name, ep) | {param: "P" * MAX_ARG_CHARS})
+    out = call(ep, name, valid_args(name, ep) | {param: "P" * MAX_ARG_CHARS})
     check(ep, out)
     assert not out.invalid
     check_result(ep)
@@ -350,10 +356,10 @@ def test_huge_lists_are_rejected(env):
         for p, prop in params(name).items():
             if json_type(prop) == "array":
                 ep = fresh(env, strict=True)
-                out = ep.call_tool(name, {p: ["P-1"] * (MAX_ARG_ITEMS + 1)})
+                out = call(ep, name, {p: ["P-1"] * (MAX_ARG_ITEMS + 1)})
                 _expect_invalid(ep, out, p, f"at most {MAX_ARG_ITEMS} items")
                 ep = fresh(env, strict=False)
-                _expect_invalid(ep, ep.call_tool(name, {p: [MB]}), p)
+                _expect_invalid(ep, call(ep, name, {p: [MB]}), p)
 
 
 @pytest.mark.parametrize("text", [*WEIRD, "\ud800", "P-0001\udfff"], ids=repr)
@@ -363,7 +369,7 @@ def test_unicode_nul_rtl_and_surrogates(env, text):
     surrogate = any(0xD800 <= ord(c) <= 0xDFFF for c in text)
     for name, p in string_params(env):
         ep = fresh(env, strict=False)
-        out = ep.call_tool(name, valid_args(name, ep) | {p: text})
+        out = call(ep, name, valid_args(name, ep) | {p: text})
         check(ep, out)
         assert out.invalid is surrogate, (name, p, out)
         if surrogate:
@@ -379,7 +385,7 @@ def test_blank_ids_are_tool_errors_not_invented_ids(env, blank):
         if name == "ask_user":
             continue
         ep = fresh(env, strict=True)
-        out = ep.call_tool(name, valid_args(name, ep) | {p: blank})
+        out = call(ep, name, valid_args(name, ep) | {p: blank})
         check(ep, out)
         assert not out.invalid
         assert "" not in ep.world.referenced_ids
@@ -392,7 +398,7 @@ def test_ids_of_other_episodes_are_tool_errors_or_real_catalogue_items(env):
     for name, p in string_params(env):
         for foreign in foreign_ids(env):
             ep = fresh(env, strict=True)
-            out = ep.call_tool(name, valid_args(name, ep) | {p: foreign})
+            out = call(ep, name, valid_args(name, ep) | {p: foreign})
             check(ep, out)
             assert not out.invalid
             if foreign.startswith("ORD-") and p == "order_id" and name in ("order_get", "return_check_eligibility"):
@@ -410,8 +416,8 @@ def test_out_of_range_quantities_are_readable_errors(tool, quantity):
     pid = ep.problem.hidden_state()["goal"]["targets"][0]["product_id"]
     vid = ep.problem.hidden_state()["goal"]["targets"][0].get("variant_id")
     if tool == "cart_set_quantity":
-        assert not ep.call_tool("cart_add", {"product_id": pid, "variant_id": vid}).error
-    out = ep.call_tool(tool, {"product_id": pid, "variant_id": vid, "quantity": quantity})
+        assert not call(ep, "cart_add", {"product_id": pid, "variant_id": vid}).error
+    out = call(ep, tool, {"product_id": pid, "variant_id": vid, "quantity": quantity})
     check(ep, out)
     assert out.error and not out.invalid and "quantity" in out.text
     assert not ep.done
@@ -422,14 +428,14 @@ def test_out_of_range_quantities_are_readable_errors(tool, quantity):
 def test_non_integer_quantities_are_schema_failures(quantity):
     for strict in (True, False):
         ep = fresh("cart", strict=strict)
-        out = ep.call_tool("cart_add", {"product_id": world_ids(ep)[0], "quantity": quantity})
+        out = call(ep, "cart_add", {"product_id": world_ids(ep)[0], "quantity": quantity})
         _expect_invalid(ep, out, "quantity")
 
 
 def test_integral_float_quantity_is_accepted_like_json_schema():
     ep = fresh("cart", strict=True)
     target = ep.problem.hidden_state()["goal"]["targets"][0]
-    out = ep.call_tool("cart_add", {"product_id": target["product_id"], "variant_id": target.get("variant_id"),
+    out = call(ep, "cart_add", {"product_id": target["product_id"], "variant_id": target.get("variant_id"),
                                     "quantity": 1.0})
     assert not out.error, out.text
     assert ep.world.cart[0].quantity == 1 and isinstance(ep.world.cart[0].quantity, int)
@@ -444,7 +450,7 @@ def test_integral_float_quantity_is_accepted_like_json_schema():
 def test_search_filters_extreme_numbers(field, value, ok):
     """Finite extremes filter (maybe to nothing); NaN/inf are schema failures; a bad limit is a tool error."""
     ep = fresh("cart", strict=False)
-    out = ep.call_tool("catalog_search", {"query": "usb charger", field: value})
+    out = call(ep, "catalog_search", {"query": "usb charger", field: value})
     check(ep, out)
     if ok is True:
         assert not out.error, out.text
@@ -461,7 +467,7 @@ def test_policy_answers_keep_the_reward_finite(answer):
     from ecom_bench.domains.policy.tools import MAX_ANSWER_CHARS
 
     ep = fresh("policy", strict=True)
-    out = ep.call_tool("answer_policy_question", {"answer": answer})
+    out = call(ep, "answer_policy_question", {"answer": answer})
     check(ep, out)
     assert not out.invalid
     if len(answer) > MAX_ANSWER_CHARS:
@@ -471,15 +477,20 @@ def test_policy_answers_keep_the_reward_finite(answer):
 
 @pytest.mark.parametrize("env", ENVS)
 def test_calls_after_the_episode_ended(env):
+    """The calls of an action after the one that ended the episode are refused, and every action
+    after the end raises `EpisodeOver`: the result stays as the end left it."""
     ep = fresh(env, strict=True)
-    assert ep.call_tool("no_such_tool", {}).invalid and ep.done
+    calls = [ToolCallRequest("no_such_tool", {}, id="end")]
+    calls += [ToolCallRequest(name, valid_args(name, ep), id=name) for name in ep.env.tool_names]
+    first, *rest = ep.step(AgentAction(tool_calls=tuple(calls))).observation
+    assert first.invalid and ep.done and len(rest) == len(ep.env.tool_names)
     before = check_result(ep)
-    for name in ep.env.tool_names:
-        out = ep.call_tool(name, valid_args(name, ep))
+    for out in rest:
         assert out.error and not out.invalid and "ended" in out.text
-    assert ep.call_tool("no_such_tool", None).error
-    assert ep.agent_message("hello?") is None
-    assert ep.invalid_output("garbage") == "Invalid output: garbage"
+    for action in (AgentAction(tool_calls=(ToolCallRequest("no_such_tool", None),)), AgentAction("hello?"),
+                   AgentAction(tool_calls=(ToolCallRequest("checkout", {}, parse_error="garbage"),))):
+        with pytest.raises(EpisodeOver):
+            ep.step(action)
     after = check_result(ep)
     assert after["reward"] == before["reward"] and after["end_reason"] == before["end_reason"]
 
@@ -490,10 +501,10 @@ def test_more_calls_than_the_tool_budget(env):
     budget = ep.difficulty.tool_budget
     read = next(n for n in ep.env.tool_names if SPECS[n].kind == "read")
     args = valid_args(read, ep)
-    outs = [ep.call_tool(read, args) for _ in range(budget)]
+    outs = [call(ep, read, args) for _ in range(budget)]
     assert not any("budget" in o.text for o in outs)
     for _ in range(MAX_REFUSED_CALLS_PER_TURN + 1):
-        out = ep.call_tool(read, args)
+        out = call(ep, read, args)
         check(ep, out)
         assert out.error and not out.invalid and f"budget of {budget} tool call(s)" in out.text
     assert ep.done and "stalled" in ep.end_reason
@@ -507,15 +518,15 @@ def test_budget_resets_each_turn_and_user_tools_are_free(env):
     read = next(n for n in ep.env.tool_names if SPECS[n].kind == "read")
     for _ in range(3):
         for _ in range(ep.difficulty.tool_budget):
-            assert "budget" not in ep.call_tool(read, valid_args(read, ep)).text
+            assert "budget" not in call(ep, read, valid_args(read, ep)).text
         if ep.done:
             break
-        ep.agent_message("")  # an empty message is still a turn
+        say(ep, "")  # an empty message is still a turn
     check_result(ep)
 
 
 def test_results_of_fuzzed_tools_are_bounded_for_legit_maxima():
     ep = fresh("journey", strict=True)
-    out = ep.call_tool("catalog_search", {"query": "a " * 249, "limit": 20})
+    out = call(ep, "catalog_search", {"query": "a " * 249, "limit": 20})
     check(ep, out)
     assert "too long" not in out.text

@@ -13,11 +13,11 @@ from __future__ import annotations
 import json
 
 import pytest
+from conftest import call
 
-from ecom_bench.conversation import ToolCallRequest
+from ecom_bench.conversation import AgentAction, ToolCallRequest
 from ecom_bench.domains.orders.book import OrderBook
-from ecom_bench.episode import AgentAction
-from ecom_bench.runner import make_episode
+from ecom_bench.episode import new_episode
 from tests.honest.common import run_agent
 from tests.honest.run_honest import AGENTS, agent_class
 
@@ -47,7 +47,7 @@ def test_honest_agent_succeeds_on_held_out_seeds(context, env):
 
 
 def _ask(env: str, d: int, seed: int, index: int, text: str, *calls: ToolCallRequest, context=None) -> str:
-    ep = make_episode(env, d, seed, index, context=context)
+    ep = new_episode(env, d, seed, index, context=context)
     if calls:
         ep.step(AgentAction(tool_calls=calls))
     return " ".join(m.text for m in ep.step(AgentAction(text=text)).observation)
@@ -56,8 +56,8 @@ def _ask(env: str, d: int, seed: int, index: int, text: str, *calls: ToolCallReq
 def test_a_question_naming_the_order_found_is_answered(context):
     """A customer who described the order never saw its id: a question that names the id the
     agent found is answered as the same question without it (the same reply for any id)."""
-    index = next(i for i in range(40) if not make_episode("returns", 0, 5000, i, context=context).problem.user.direct)
-    ep = make_episode("returns", 0, 5000, index, context=context)
+    index = next(i for i in range(40) if not new_episode("returns", 0, 5000, i, context=context).problem.user.direct)
+    ep = new_episode("returns", 0, 5000, index, context=context)
     mine = ep.problem.user.target_order_id
     other = next(o.order_id for o in ep.world.state(OrderBook).orders if o.order_id != mine)
     plain = _ask("returns", 0, 5000, index, "What went wrong with it?", context=context)
@@ -70,7 +70,7 @@ def test_a_question_naming_the_order_found_is_answered(context):
 @pytest.mark.parametrize("question", ["Could you tell me the quantities and variants you need for each item?",
                                       "How many of each item would you like, and which variant of each?"])
 def test_cart_quantities_in_the_plural_are_answered(context, question):
-    ep = make_episode("cart", 9, 5000, 0, context=context)
+    ep = new_episode("cart", 9, 5000, 0, context=context)
     wanted = [t for t in ep.problem.goal.targets if t.quantity > 1]
     assert wanted, "this task withholds quantities"
     reply = " ".join(m.text for m in ep.step(AgentAction(text=question)).observation)
@@ -82,7 +82,7 @@ def test_cart_quantities_in_the_plural_are_answered(context, question):
                                                ("Shall I go ahead with my recommendations?", True),
                                                ("Is there anything else you need?", False)])
 def test_discovery_check_ins_get_the_answer_they_ask_for(context, check_in, approves):
-    ep = make_episode("discovery", 0, 5000, 21, context=context)
+    ep = new_episode("discovery", 0, 5000, 21, context=context)
     while ep.problem.user.withheld():
         ep.step(AgentAction(text="Could you tell me everything else that matters to you?"))
     reply = " ".join(m.text for m in ep.step(AgentAction(text=check_in)).observation)
@@ -91,7 +91,7 @@ def test_discovery_check_ins_get_the_answer_they_ask_for(context, check_in, appr
 
 def test_a_worked_policy_answer_records_its_result(context):
     """The last result of a line of working is the answer, not the first amount."""
-    ep = make_episode("policy", 0, 5000, 2, context=context)
+    ep = new_episode("policy", 0, 5000, 2, context=context)
     call = ToolCallRequest("answer_policy_question",
                            {"answer": "First the base is $10.00; after all the rule's clauses it is $13.57."}, id="1")
     echo = ep.step(AgentAction(tool_calls=(call,))).observation[-1].text
@@ -102,7 +102,7 @@ def test_a_worked_policy_answer_records_its_result(context):
 def _told_constraint(context, env: str, kind: str):
     """An episode (and its constraint of `kind`) whose customer stated that constraint and holds nothing back."""
     for index in range(60):
-        ep = make_episode(env, 0, 9400, index, context=context)
+        ep = new_episode(env, 0, 9400, index, context=context)
         user = ep.problem.user
         if user.withheld():
             continue
@@ -130,7 +130,7 @@ def test_a_valid_but_short_proposal_is_not_waved_through(context):
     from ecom_bench.envs._ranking import ideal_ranking
 
     for index in range(40):
-        ep = make_episode("discovery", 6, 9400, index, context=context)
+        ep = new_episode("discovery", 6, 9400, index, context=context)
         ranked = [pid for pid, _ in ideal_ranking(ep.problem.goal, ep.world).ranked]
         if ep.problem.goal.k > 1 and len(ranked) >= ep.problem.goal.k:
             break
@@ -144,10 +144,10 @@ def test_a_valid_but_short_proposal_is_not_waved_through(context):
 def test_the_bundle_customer_reviews_products_named_by_title(context):
     """A proposal naming products as a person does (no ids) was read as no proposal: 'Is anything
     missing?' got 'That's everything on my list.' for a list missing four of six items."""
-    ep = make_episode("bundle", 0, 9312, 0, context=context)  # d = 0: no typos in the reply
+    ep = new_episode("bundle", 0, 9312, 0, context=context)  # d = 0: no typos in the reply
     goal = ep.problem.goal
     first = goal.items[0].category
-    found = json.loads(ep.call_tool("catalog_search", {"query": first, "category": first}).text)["results"]
+    found = json.loads(call(ep, "catalog_search", {"query": first, "category": first}).text)["results"]
     title = found[0]["title"].split(",")[0]
     reply = " ".join(m.text for m in ep.step(AgentAction(text=f"Here's my proposal: {title}. Is anything missing?"))
                      .observation)
@@ -158,24 +158,24 @@ def test_similar_categories_read_plurals_of_any_spelling(context):
     from ecom_bench.catalog.naming import noun_from
 
     assert noun_from("Hoodies").one == "hoodie" and noun_from("Batteries").one == "battery"
-    ep = make_episode("bundle", 0, 9304, 0, context=context)
-    out = json.loads(ep.call_tool("catalog_search", {"query": "hoodie", "category": "pullover hoodie"}).text)
+    ep = new_episode("bundle", 0, 9304, 0, context=context)
+    out = json.loads(call(ep, "catalog_search", {"query": "hoodie", "category": "pullover hoodie"}).text)
     assert "Hoodies" in out.get("similar_categories", []) or out["results"], out
 
 
 def test_order_listing_names_each_items_category(context):
     """A title need not say what the product is ('Hydro Flask Wide Mouth Bottle'); the customer
     names its order by kind ('the water bottle I ordered')."""
-    ep = make_episode("tracking", 6, 0, 0, context=context)
-    rows = json.loads(ep.call_tool("order_list", {}).text)["orders"]
+    ep = new_episode("tracking", 6, 0, 0, context=context)
+    rows = json.loads(call(ep, "order_list", {}).text)["orders"]
     assert all(len(r["categories"]) == len(r["items"]) and all(r["categories"]) for r in rows)
 
 
 def test_a_returns_confirmation_gets_a_go_ahead_without_repeats(context):
     """'..., by mail. Shall I go ahead?' drew a restatement with a sentence twice and no go-ahead."""
-    index = next(i for i in range(40) if make_episode("returns", 0, 9600, i, context=context).problem.goal.kind
+    index = next(i for i in range(40) if new_episode("returns", 0, 9600, i, context=context).problem.goal.kind
                  == "exchange")
-    ep = make_episode("returns", 0, 9600, index, context=context)
+    ep = new_episode("returns", 0, 9600, index, context=context)
     for _ in range(3):
         if not ep.problem.user.withheld():
             break

@@ -58,12 +58,13 @@ def test_collection_rejects_unknown_names():
 def test_inspect_and_core_fronts_give_the_same_scores(tmp_path, context, model):
     """One loop: every sample's total, success and turns match the core runner's episode."""
     from ecom_bench.agents import get_policy
-    from ecom_bench.runner import make_episode, run_policy
+    from ecom_bench.episode import new_episode
+    from ecom_bench.runner import run_policy
 
     log = run(tasks.collection, f"ecom/{model}", tmp_path, envs="C8", difficulty=6, samples=16)
     for s in log.samples:
         m = s.metadata
-        core = run_policy(make_episode(m["env"], 6, 0, m["index"], context=context), get_policy(m["env"], model))
+        core = run_policy(new_episode(m["env"], 6, 0, m["index"], context=context), get_policy(m["env"], model))
         score = s.scores["total"]
         assert score.value == pytest.approx(core.result.reward.total), s.id
         assert s.scores["success"].value == float(core.result.reward.success), s.id

@@ -22,7 +22,8 @@ from ecom_bench.catalog.naming import counted, noun_from, product_noun
 from ecom_bench.catalog.search import SearchEngine
 from ecom_bench.envs._ranking import requested_k
 from ecom_bench.envs.context import EnvContext
-from ecom_bench.runner import make_episode, run_policy
+from ecom_bench.episode import new_episode
+from ecom_bench.runner import run_policy
 
 DATA = Path(__file__).parent / "data" / "amazon_sample.jsonl"
 #: The sample's leaf categories and how a shopper says one, "a/an/some ...", two of them.
@@ -136,7 +137,7 @@ def test_messages_read_well_and_the_oracle_solves_every_env(loaded, env):
     for d in LEVELS:
         for index in range(EPISODES):
             for agent in ("oracle", "heuristic"):
-                episode = make_episode(env, d, 0, index, context=loaded)
+                episode = new_episode(env, d, 0, index, context=loaded)
                 run = run_policy(episode, get_policy(env, agent))
                 said = [m.text for m in run.messages if m.role == "user"]
                 for text in said:
@@ -160,11 +161,11 @@ def test_journey_on_the_sample(loaded):
     solved = 0
     for d in (1, 4):
         for index in range(2):
-            episode = make_episode("journey", d, 0, index, context=loaded)
+            episode = new_episode("journey", d, 0, index, context=loaded)
             run = run_policy(episode, get_policy("journey", "oracle"))
             assert run.result.reward.success, run.result.explanation
             assert not any(_agreement_errors(m.text) for m in run.messages if m.role == "user")
             solved += 1
     assert solved == 4
     with pytest.raises(ValueError, match="bundle project"):
-        make_episode("bundle", 4, 0, 0, context=loaded)
+        new_episode("bundle", 4, 0, 0, context=loaded)

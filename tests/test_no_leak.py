@@ -39,16 +39,19 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from typing import Any
 
 import pytest
 
-from ecom_bench.agents import Message, get_policy
+from ecom_bench.agents import get_policy
 from ecom_bench.agents.adversarial import ADVERSARIAL_NAMES
 from ecom_bench.domains.policy.rulebook import Rulebook
 from ecom_bench.envs import ENVIRONMENTS
-from ecom_bench.episode import new_episode
-from ecom_bench.runner import make_episode
+from ecom_bench.episode import Episode, new_episode
+from ecom_bench.users import UserMessage
+from ecom_bench.world.state import World
+from ecom_bench.world.toolkit import ToolError
 
 pytestmark = pytest.mark.reliability
 
@@ -283,6 +286,42 @@ def _records(value: Any) -> list[Any]:
     return out
 
 
+def _watch(episode: Episode, scan: Scan) -> list[str]:
+    """Scan what the customer and the tools say at the moment they say it, inside a step: the
+    state a string is judged against (the ids retrieved so far, the slots told, the active
+    request) is the state when it was produced, not after the rest of the action. Returns the
+    list the tools' texts are put in, in order, for `play_and_scan` to skip."""
+    produced: list[str] = []
+    user = episode.problem.user
+    reply = user.reply
+
+    def customer_replies(text: str, world: World, **kw: Any) -> UserMessage:
+        seen = set(world.seen_ids)
+        message = reply(text, world, **kw)
+        scan.user(message.text, seen)
+        return message
+
+    def scanned(name: str, run: Callable[..., str]) -> Callable[..., str]:
+        def tool(**args: Any) -> str:
+            text = ""
+            try:
+                text = run(**args)
+            except ToolError as e:
+                text = str(e)
+                raise
+            finally:
+                scan.tool(name, args, text)
+                produced.append(text)
+            return text
+        return tool
+
+    user.reply = customer_replies
+    for name in episode.env.tool_names:
+        if name != "ask_user":  # its result is the customer's reply, scanned above
+            setattr(episode.toolkit, name, scanned(name, getattr(episode.toolkit, name)))
+    return produced
+
+
 def play_and_scan(context, env: str, d: int, index: int, policy_name: str,  # noqa: ANN001
                   phraser=None) -> list[str]:  # noqa: ANN001
     """`runner.run_policy`'s loop, with every string the agent is shown scanned as it appears
@@ -293,30 +332,21 @@ def play_and_scan(context, env: str, d: int, index: int, policy_name: str,  # no
     schemas = json.dumps([s.openai_schema() for s in episode.tool_specs()], ensure_ascii=False)
     scan.static(episode.system_prompt(), schemas)
     scan.user(episode.opening, set(), "opening")
-    messages = [Message("system", episode.system_prompt()), Message("user", episode.opening)]
+    produced = _watch(episode, scan)
     for _ in range(500):
         if episode.done:
             break
-        action = policy.act(messages, None, episode.status())
+        action = policy.act(episode.messages, None, episode.status())
         scan.agent(action.text, [c.arguments for c in action.tool_calls])
-        messages.append(Message("assistant", action.text, tool_calls=action.tool_calls))
-        if action.tool_calls:
-            for call in action.tool_calls:
-                seen = set(episode.world.seen_ids)
-                n_user = len(episode.user_messages)
-                out = episode.call_tool(call.name, call.arguments)
-                for m in episode.user_messages[n_user:]:  # ask_user: the reply comes back as the result
-                    scan.user(m.text, seen)
-                if len(episode.user_messages) == n_user:
-                    scan.tool(call.name, call.arguments if isinstance(call.arguments, dict) else {}, out.text)
-                messages.append(Message("tool", out.text, tool_call_id=call.id, tool_name=call.name,
-                                        error=out.error))
-            continue
-        seen = set(episode.world.seen_ids)
-        reply = episode.agent_message(action.text)
-        if reply is not None:
-            scan.user(reply.text, seen)
-            messages.append(Message("user", reply.text))
+        observation, *_ = episode.step(action)
+        # The episode's own texts (a refusal over the budget, an invalid call, a call after the
+        # end) only say the agent's own arguments back: scanned once the step is over.
+        for call, out in zip(action.tool_calls, observation if action.tool_calls else [], strict=True):
+            if produced and out.text == produced[0]:
+                produced.pop(0)
+            elif call.name != "ask_user":
+                scan.tool(call.name, call.arguments if isinstance(call.arguments, dict) else {}, out.text)
+        assert not produced, produced
     return scan.problems
 
 
@@ -331,7 +361,7 @@ def test_no_hidden_value_reaches_the_agent(context, env):
 
 def test_scanner_catches_a_planted_leak(context):
     """The scanner itself works: planted hidden ids, a status, a withheld quantity, a persona weight."""
-    episode = make_episode("discovery", 9, 0, 0, context=context)
+    episode = new_episode("discovery", 9, 0, 0, context=context)
     scan = Scan(episode)
     scan.user(f"I'd take {episode.problem.goal.target_id}.", set())
     scan.tool("catalog_search", {"query": "x"}, f"[{episode.problem.goal.ranked_ids[0]}]")
@@ -340,12 +370,12 @@ def test_scanner_catches_a_planted_leak(context):
     assert [p for p in scan.problems if "never retrieved" in p]
     assert [p for p in scan.problems if "not marked retrieved" in p]
     assert [p for p in scan.problems if "persona weight" in p]
-    tracking = make_episode("tracking", 9, 0, 0, context=context)
+    tracking = new_episode("tracking", 9, 0, 0, context=context)
     scan = Scan(tracking)
     scan.user(f"It is {tracking.problem.goal.status}.", set())
     assert [p for p in scan.problems if "tracking status" in p]
     for i in range(10):
-        cart = make_episode("cart", 9, 0, i, context=context)
+        cart = new_episode("cart", 9, 0, i, context=context)
         withheld = [t for t in cart.problem.goal.targets if t.quantity > 1
                     and not cart.problem.user.disclosure().get(t.quantity_slot, True)]
         if withheld:

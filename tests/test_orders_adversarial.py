@@ -25,9 +25,10 @@ from collections.abc import Callable
 from datetime import timedelta
 
 import pytest
+from conftest import call, say
 
 from ecom_bench.domains.orders.book import OrderBook
-from ecom_bench.runner import make_episode
+from ecom_bench.episode import new_episode
 from ecom_bench.domains.orders.records import Order, OrderLine, OrderStatus
 
 ORDER_ID = re.compile(r"\bORD-\d{6}\b")
@@ -102,8 +103,8 @@ def group_ask(ep) -> bool:  # noqa: ANN001
     leaf, group = largest_groups(world)[0]
     shown = sorted(group, key=lambda o: o.placed_at, reverse=True)[:3]
     ids = [o.order_id for o in shown]
-    ep.call_tool("order_list", {})
-    reply = ep.agent_message("Which of these orders is it: " + ", ".join(ids[:-1]) + f" or {ids[-1]}?")
+    call(ep, "order_list", {})
+    reply = say(ep, "Which of these orders is it: " + ", ".join(ids[:-1]) + f" or {ids[-1]}?")
     named = [m for m in ORDER_ID.findall(reply.text if reply else "") if m in ids]
     pick = next(o for o in shown if o.order_id == (named[0] if named else ids[0]))
     if lid is None:
@@ -124,8 +125,8 @@ def attack_rates(context, env: str, n: int, levels=LEVELS) -> dict[str, tuple[in
     for d in levels:
         for i in range(n):
             rng = random.Random(f"attack-{env}-{d}-{i}")
-            hits = structural_hits(make_episode(env, d, 0, i, context=context), rng)
-            hits["group_ask"] = group_ask(make_episode(env, d, 0, i, context=context))
+            hits = structural_hits(new_episode(env, d, 0, i, context=context), rng)
+            hits["group_ask"] = group_ask(new_episode(env, d, 0, i, context=context))
             for k, v in hits.items():
                 wins[k] = wins.get(k, 0) + v
             total += 1

@@ -15,7 +15,8 @@ from pathlib import Path
 from ecom_bench.agents import get_policy
 from ecom_bench.agents.adversarial import ADVERSARIAL_NAMES
 from ecom_bench.envs import COLLECTIONS
-from ecom_bench.runner import make_episode, run_policy
+from ecom_bench.episode import new_episode
+from ecom_bench.runner import run_policy
 from red_team.exploits import EXPLOIT_ENVS, make_exploit
 
 PINNED = Path(__file__).parent / "data" / "pinned_scores.json"
@@ -38,7 +39,7 @@ def scores(context) -> dict[str, list]:
     for name, env, make in _cells():
         for d in LEVELS:
             for i in range(PER_CELL):
-                run = run_policy(make_episode(env, d, 0, i, context=context), make())
+                run = run_policy(new_episode(env, d, 0, i, context=context), make())
                 r = run.result.reward
                 out[f"{name}/{env}/d{d}/{i}"] = [round(r.total, 6), r.success, r.hard_fail, run.result.turns]
     return out

@@ -20,7 +20,7 @@ import copy
 import pytest
 
 from conftest import questions
-from ecom_bench.runner import make_episode
+from ecom_bench.episode import new_episode
 from ecom_bench.users import Disclosure
 
 pytestmark = pytest.mark.reliability
@@ -51,7 +51,7 @@ def fresh_user(user):  # noqa: ANN001, ANN201
 def withholding_episodes(context, env: str, d: int):  # noqa: ANN001, ANN201
     found, i = [], 0
     while len(found) < EPISODES and i < 60:
-        episode = make_episode(env, d, 0, i, context=context)
+        episode = new_episode(env, d, 0, i, context=context)
         if episode.problem.user.disclosure() and not all(episode.problem.user.disclosure().values()):
             found.append(episode)
         i += 1
@@ -82,7 +82,7 @@ def test_plain_questions_disclose_what_is_withheld(context, env, d):
 def test_padding_is_charged_once_nothing_is_withheld(context, env):
     """Asked everything first, the customer has nothing more: "anything else?" is a charged turn."""
     for i in range(3):
-        episode = make_episode(env, 6, 0, i, context=context)
+        episode = new_episode(env, 6, 0, i, context=context)
         user = fresh_user(episode.problem.user)
         user.reply("Could you tell me everything I need to know about what you want?", episode.world,
                    last_turn=False)

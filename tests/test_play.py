@@ -9,7 +9,7 @@ import pytest
 
 from ecom_bench.cli import main
 from ecom_bench.play import WIDTH, Call, Meta, Note, Say, fold, layout, parse_arguments, parse_line
-from ecom_bench.runner import make_episode
+from ecom_bench.episode import new_episode
 from ecom_bench.envs import get_env
 
 from conftest import TEST_CATALOG_SIZE
@@ -27,7 +27,7 @@ def _play(monkeypatch, capsys, lines: list[str], *extra: str) -> str:
 
 def _targets(context) -> list[dict]:
     """The hidden goal of the episode the CLI plays (the same arguments build the same episode)."""
-    return make_episode("cart", 3, 0, 0, context=context).problem.hidden_state()["goal"]["targets"]
+    return new_episode("cart", 3, 0, 0, context=context).problem.hidden_state()["goal"]["targets"]
 
 
 def test_a_person_finishes_a_cart_episode_from_help(monkeypatch, capsys, context):

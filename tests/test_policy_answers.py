@@ -14,13 +14,16 @@ import random
 from pathlib import Path
 
 import pytest
+from conftest import call
 
-from ecom_bench.agents import AgentAction, ToolCallRequest, get_policy
+from ecom_bench.agents import get_policy
+from ecom_bench.conversation import AgentAction, ToolCallRequest
 from ecom_bench.domains.policy.rulebook import Rulebook
 from ecom_bench.envs.policy.goal import PolicyGoal
 from ecom_bench.envs.policy.agents import FINAL, PolicyOracle
 from ecom_bench.episode import MAX_FAILED_FINALS_PER_TURN
-from ecom_bench.runner import make_episode, run_policy
+from ecom_bench.episode import new_episode
+from ecom_bench.runner import run_policy
 from ecom_bench.domains.policy.rules import FAMILIES, SLOTS, PolicyQuestion, fmt_quantity
 from ecom_bench.domains.policy.answers import AnswerRefused, read_policy_answer
 
@@ -210,16 +213,16 @@ class Reworded:
 def test_reworded_right_answers_succeed_as_often_as_the_plain_oracle(context, d):
     oracle = get_policy("policy", "oracle")
     for i in range(10):
-        plain = run_policy(make_episode("policy", d, 0, i, context=context), oracle).result.reward.success
+        plain = run_policy(new_episode("policy", d, 0, i, context=context), oracle).result.reward.success
         for form in range(10):
-            run = run_policy(make_episode("policy", d, 0, i, context=context), Reworded(form))
+            run = run_policy(new_episode("policy", d, 0, i, context=context), Reworded(form))
             assert run.result.reward.success == plain, (form, _forms(run.result.hidden["goal"])[form],
                                                         run.result.explanation())
 
 
 def _episode(context, kind: str, d: int = 6, start: int = 0):  # noqa: ANN001, ANN202
     for i in range(start, start + 80):
-        ep = make_episode("policy", d, 0, i, context=context)
+        ep = new_episode("policy", d, 0, i, context=context)
         if ep.problem.goal.kind == kind:
             return ep
     raise AssertionError(f"no {kind} question")
@@ -228,23 +231,23 @@ def _episode(context, kind: str, d: int = 6, start: int = 0):  # noqa: ANN001, A
 def test_the_tool_says_what_it_recorded(context):
     ep = _episode(context, "number")
     goal: PolicyGoal = ep.problem.goal
-    out = ep.call_tool("answer_policy_question", {"answer": f"It comes to {goal.answer_text()}, I checked."})
+    out = call(ep, "answer_policy_question", {"answer": f"It comes to {goal.answer_text()}, I checked."})
     assert not out.error and out.text == f"Recorded: {goal.answer_text()} as {FAMILIES[goal.family].sets}."
     ep = _episode(context, "choice")
     goal = ep.problem.goal
-    out = ep.call_tool("answer_policy_question", {"answer": f"You will get {goal.answer}."})
+    out = call(ep, "answer_policy_question", {"answer": f"You will get {goal.answer}."})
     assert out.text == f"Recorded: {goal.answer} as {FAMILIES[goal.family].sets}." and ep.result().reward.success
 
 
 def test_a_refused_answer_leaves_room_to_answer_again(context):
     ep = _episode(context, "number")
     goal: PolicyGoal = ep.problem.goal
-    ep.call_tool("policy_search", {"query": f"{goal.title} {goal.rule_id}"})
+    call(ep, "policy_search", {"query": f"{goal.title} {goal.rule_id}"})
     for _ in range(MAX_FAILED_FINALS_PER_TURN):
         decoy = fmt_quantity(goal.unit, 2 * float(goal.answer))
-        out = ep.call_tool("answer_policy_question", {"answer": f"Either {goal.answer_text()} or {decoy}"})
+        out = call(ep, "answer_policy_question", {"answer": f"Either {goal.answer_text()} or {decoy}"})
         assert out.error and out.text.startswith("Not recorded:") and not ep.done and not ep.world.answers
-    out = ep.call_tool("answer_policy_question", {"answer": goal.answer_text()})
+    out = call(ep, "answer_policy_question", {"answer": goal.answer_text()})
     assert not out.error and ep.done and ep.result().reward.success
 
 
@@ -254,24 +257,24 @@ def test_a_refusal_says_nothing_about_which_candidate_is_right(context):
     assert {f.name for f in dataclasses.fields(PolicyQuestion)} == {"family", "situation"}
     first = _episode(context, "number")
     family = first.problem.goal.family
-    second = next(ep for i in range(200) if (ep := make_episode("policy", 6, 0, i, context=context)).problem.goal.family
+    second = next(ep for i in range(200) if (ep := new_episode("policy", 6, 0, i, context=context)).problem.goal.family
                   == family and ep.problem.goal.answer != first.problem.goal.answer)
     texts = [f"{first.problem.goal.answer_text()} or {second.problem.goal.answer_text()}",
              f"between {first.problem.goal.answer_text()} and {second.problem.goal.answer_text()}"]
     for text in texts:
-        replies = [ep.call_tool("answer_policy_question", {"answer": text}) for ep in (first, second)]
+        replies = [call(ep, "answer_policy_question", {"answer": text}) for ep in (first, second)]
         assert all(r.error for r in replies) and replies[0].text == replies[1].text
 
 
 def test_listing_every_outcome_or_a_covering_range_never_scores(context):
     for i in range(40):
-        ep = make_episode("policy", 6, 0, i, context=context)
+        ep = new_episode("policy", 6, 0, i, context=context)
         goal: PolicyGoal = ep.problem.goal
         if goal.kind == "choice":
             text = ", ".join(FAMILIES[goal.family].outcomes)
         else:
             text = f"between {fmt_quantity(goal.unit, 0)} and {fmt_quantity(goal.unit, 10 * float(goal.answer))}"
-        out = ep.call_tool("answer_policy_question", {"answer": text})
+        out = call(ep, "answer_policy_question", {"answer": text})
         assert out.error and not ep.world.answers, (text, out.text)
 
 
@@ -279,7 +282,7 @@ def test_a_journey_reads_each_policy_answer_against_its_own_question(context):
     """Each policy request of a journey registers its question under its intent; the journey's oracle,
     answering each in turn, passes every one."""
     for i in range(60):
-        ep = make_episode("journey", 12, 0, i, context=context)
+        ep = new_episode("journey", 12, 0, i, context=context)
         policy = [t for t in ep.problem.goal.tasks if t.env == "policy"]
         if policy:
             break

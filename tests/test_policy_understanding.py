@@ -30,7 +30,8 @@ from ecom_bench.envs.policy.goal import PolicyGoal
 from ecom_bench.envs.policy.questions import RIVALS, read_question
 from ecom_bench.envs.policy.phrases import PHRASES as POLICY_PHRASES
 from ecom_bench.envs.policy.user import PolicyUser
-from ecom_bench.runner import make_episode, run_policy
+from ecom_bench.episode import new_episode
+from ecom_bench.runner import run_policy
 from ecom_bench.users import Disclosure, UserAct, UserMessage
 from ecom_bench.domains.policy.rules import SLOTS
 from plain_policy_agent import PlainJourneyHeuristic, PlainPolicyHeuristic
@@ -42,7 +43,7 @@ HELD_OUT = Path(__file__).parent / "data" / "honest_policy_phrasings.json"
 @pytest.fixture(scope="module")
 def goal(context) -> PolicyGoal:
     """A policy goal: its situation holds every fact the customer can be asked about."""
-    return make_episode("policy", 6, 0, 0, context=context).problem.goal
+    return new_episode("policy", 6, 0, 0, context=context).problem.goal
 
 
 def customer(goal: PolicyGoal, withheld: Iterable[str]) -> PolicyUser:
@@ -208,7 +209,7 @@ def test_held_out_general_questions_and_check_ins(goal):
 
 # --------------------------------------------------------------- the agents
 def _success(agent, env: str, d: int, n: int, context) -> float:  # noqa: ANN001
-    return sum(run_policy(make_episode(env, d, 1000, i, context=context), agent).result.reward.success
+    return sum(run_policy(new_episode(env, d, 1000, i, context=context), agent).result.reward.success
                for i in range(n)) / n
 
 
@@ -225,7 +226,7 @@ def test_the_plain_spoken_journey_heuristic_does_as_well_on_its_policy_requests(
     def policy_success(agent) -> float:  # noqa: ANN001
         done = []
         for i in itertools.count():
-            episode = make_episode("journey", d, 1000, i, context=context)
+            episode = new_episode("journey", d, 1000, i, context=context)
             if "policy" in [t.env for t in episode.problem.goal.tasks]:
                 subtasks = run_policy(episode, agent).result.verdict.details["subtasks"]
                 done.append(all(s["success"] for s in subtasks if s["env"] == "policy"))

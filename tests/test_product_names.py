@@ -34,7 +34,8 @@ from ecom_bench.catalog.naming import (
 from ecom_bench.catalog.search import SearchEngine
 from ecom_bench.envs.cart.phrases import PHRASES as CART_PHRASES
 from ecom_bench.envs.context import EnvContext
-from ecom_bench.runner import make_episode, run_policy
+from ecom_bench.episode import new_episode
+from ecom_bench.runner import run_policy
 from ecom_bench.users import UserAct
 
 DATA = Path(__file__).parent / "data" / "amazon_small_nocomma.jsonl"
@@ -149,7 +150,7 @@ def test_no_article_before_a_plural_name_in_cart_openings(context, nocomma, cata
     ctx = context if catalogue == "synthetic" else nocomma
     plural = 0
     for i in range(100):
-        ep = make_episode("cart", 6, 0, i, context=ctx)
+        ep = new_episode("cart", 6, 0, i, context=ctx)
         assert not _article_before_plural(ctx, ep.opening, ep.problem.goal), ep.opening
         plural += sum(agreement(t.short_name, product_noun(ctx.catalog.get(t.product_id)))["is"] == "are"
                       for t in ep.problem.goal.targets)
@@ -160,7 +161,7 @@ def test_no_article_before_a_plural_name_in_cart_openings(context, nocomma, cata
 def test_cart_items_are_named_apart_from_the_viewed_look_alikes(nocomma):
     told_apart = 0
     for i in range(40):
-        ep = make_episode("cart", 6, 0, i, context=nocomma)
+        ep = new_episode("cart", 6, 0, i, context=nocomma)
         viewed = [nocomma.catalog.get(r.product_id) for r in ep.world.visit_history]
         for t in ep.problem.goal.targets:
             others = [p for p in viewed if p.id != t.product_id]
@@ -175,7 +176,7 @@ def test_the_customer_knows_its_item_by_any_of_its_names(nocomma):
     a viewed look-alike's title still does."""
     checked = 0
     for i in range(40):
-        ep = make_episode("cart", 6, 0, i, context=nocomma)
+        ep = new_episode("cart", 6, 0, i, context=nocomma)
         goal = ep.problem.goal
         viewed = [nocomma.catalog.get(r.product_id) for r in ep.world.visit_history]
         wanted = {t.product_id for t in goal.targets}
@@ -202,7 +203,7 @@ def test_cart_heuristic_is_not_refused_its_own_items_on_a_real_catalogue(context
     for name, ctx in (("synthetic", context), ("nocomma", nocomma)):
         wins = 0
         for i in range(20):
-            run = run_policy(make_episode("cart", d, 0, i, context=ctx), heuristic)
+            run = run_policy(new_episode("cart", d, 0, i, context=ctx), heuristic)
             wins += run.result.reward.success
             if name == "nocomma":
                 said = [m.text for m in run.messages if m.role == "user"]
@@ -214,7 +215,7 @@ def test_cart_heuristic_is_not_refused_its_own_items_on_a_real_catalogue(context
 def test_substitution_names_the_original_apart_from_its_look_alikes(nocomma):
     seen = 0
     for i in range(30):
-        ep = make_episode("substitution", 2, 0, i, context=nocomma)
+        ep = new_episode("substitution", 2, 0, i, context=nocomma)
         original = nocomma.catalog.get(ep.problem.goal.original_id)
         name = catalogue_name(nocomma.catalog, original)
         assert name in ep.opening

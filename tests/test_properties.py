@@ -17,7 +17,8 @@ from hypothesis import strategies as st
 from conftest import examples
 from ecom_bench.agents import get_policy
 from ecom_bench.envs import ENVIRONMENTS
-from ecom_bench.runner import make_episode, run_policy
+from ecom_bench.episode import new_episode
+from ecom_bench.runner import run_policy
 
 pytestmark = pytest.mark.reliability
 
@@ -28,7 +29,7 @@ SETTINGS = settings(max_examples=examples(80))
 
 
 def transcript(context, env: str, d: int, seed: int, policy: str) -> dict:
-    run = run_policy(make_episode(env, d, seed, 0, context=context), get_policy(env, policy))
+    run = run_policy(new_episode(env, d, seed, 0, context=context), get_policy(env, policy))
     return {"messages": [(m.role, m.text, [(c.name, c.arguments) for c in m.tool_calls]) for m in run.messages],
             "reward": run.result.reward.to_dict(), "hidden": run.result.hidden}
 
@@ -37,7 +38,7 @@ def transcript(context, env: str, d: int, seed: int, policy: str) -> dict:
 @given(triples)
 def test_every_task_is_valid_and_the_oracle_solves_it(context, triple):
     env, d, seed = triple
-    episode = make_episode(env, d, seed, 0, context=context)
+    episode = new_episode(env, d, seed, 0, context=context)
     assert episode.opening.strip() and episode.tool_specs()
     assert episode.problem.hidden_state()["goal"]
     result = run_policy(episode, get_policy(env, "oracle")).result
@@ -49,7 +50,7 @@ def test_every_task_is_valid_and_the_oracle_solves_it(context, triple):
 @given(triples, st.sampled_from(["heuristic", "random"]))
 def test_rewards_stay_in_range(context, triple, policy):
     env, d, seed = triple
-    r = run_policy(make_episode(env, d, seed, 0, context=context), get_policy(env, policy)).result.reward
+    r = run_policy(new_episode(env, d, seed, 0, context=context), get_policy(env, policy)).result.reward
     for value in (r.task, r.efficiency, r.hallucination, r.total):
         assert -1.0 <= value <= 1.0
     assert r.total == -1.0 if r.hard_fail else True

@@ -26,8 +26,8 @@ from typing import Any
 
 import pytest
 
-from conftest import questions
-from ecom_bench.agents import EpisodeStatus, AgentAction, Message, ToolCallRequest
+from conftest import call, questions, say
+from ecom_bench.conversation import AgentAction, EpisodeStatus, Message, ToolCallRequest
 from ecom_bench.agents.base import get_policy
 from ecom_bench.conversation import calls_since_last_message
 from ecom_bench.catalog.naming import short_name_from_title
@@ -35,7 +35,8 @@ from ecom_bench.envs._ranking import ideal_ranking, requested_k, score_list
 from ecom_bench.envs.discovery.agents import RankingHeuristic, Wants
 from ecom_bench.envs.discovery.verifier import verify_discovery
 from ecom_bench.envs.substitution.agents import SubstitutionHeuristic
-from ecom_bench.runner import make_episode, run_policy
+from ecom_bench.episode import new_episode
+from ecom_bench.runner import run_policy
 from ecom_bench.users import UserAct
 from ecom_bench.world.state import FinalAnswer
 from red_team.exploits import padded
@@ -175,7 +176,7 @@ class SearchOnly(ProposeFilter):
 
 # ------------------------------------------------------------------ helpers
 def episode(context, env, d, i, seed=0):
-    return make_episode(env, d, seed, i, context=context)
+    return new_episode(env, d, seed, i, context=context)
 
 
 def run_many(context, env, policy, d, n, seed=0):
@@ -194,7 +195,7 @@ def test_openings_signal_what_is_withheld(context, env):
         hidden = [s for s, told in ep.problem.user.disclosure().items() if not told]
         assert bool(ep.problem.user.missing_signal(random.Random(0))) == bool(hidden)
         if not hidden:
-            assert "go ahead" in ep.agent_message("Let me look.").text.lower()
+            assert "go ahead" in say(ep, "Let me look.").text.lower()
 
 
 @pytest.mark.parametrize("env,d,index", [("discovery", 6, 0), ("substitution", 9, 0)])
@@ -203,7 +204,7 @@ def test_repro_generic_questions_disclose_everything(context, env, d, index):
         ep = episode(context, env, d, index)
         hidden = {s for s, told in ep.problem.user.disclosure().items() if not told}
         assert hidden
-        reply = ep.agent_message(question)
+        reply = say(ep, question)
         assert set(reply.revealed) == hidden, (question, reply.text)
         assert reply.act is UserAct.CLARIFY and reply.excused
         assert "go ahead" not in reply.text.lower()
@@ -217,7 +218,7 @@ def test_generic_questions_disclose_withheld_slots(context, env):
         for i, question in enumerate(GENERIC):
             ep = episode(context, env, d, i % 8)
             hidden = {s for s, told in ep.problem.user.disclosure().items() if not told}
-            reply = ep.agent_message(question)
+            reply = say(ep, question)
             withheld += len(hidden)
             disclosed += len(hidden & set(reply.revealed))
         assert withheld and disclosed / withheld >= 0.95
@@ -230,12 +231,12 @@ def test_specific_question_gets_that_slot_and_a_note_of_more(context, env):
         return sum(not t for t in told.values()) >= 2 and not told["price"]
 
     ep = next(e for e in (episode(context, env, 9, i) for i in range(40)) if fits(e))
-    reply = ep.agent_message("What's your budget?")
+    reply = say(ep, "What's your budget?")
     assert reply.revealed == ("price",) and "$" in reply.text
     assert "more" in reply.text or "else" in reply.text  # the note that more is withheld
-    reply = ep.agent_message("Is that everything?")
+    reply = say(ep, "Is that everything?")
     assert reply.revealed and not ep.problem.user.withheld()
-    reply = ep.agent_message("Is that everything?")
+    reply = say(ep, "Is that everything?")
     assert reply.act is UserAct.CONTINUE and not reply.excused  # nothing left: a charged turn
 
 
@@ -247,12 +248,12 @@ def test_proposal_feedback_is_no_oracle(context, env):
     pricey = [p for p in context.catalog.products if p.leaf_category == goal.category.value
               and p.price > goal.constraints[0].value and ep.world.in_stock(p)][:5]
     assert len(pricey) >= 2
-    reply = ep.agent_message("I suggest " + ", ".join(p.id for p in pricey) + ".")
+    reply = say(ep, "I suggest " + ", ".join(p.id for p in pricey) + ".")
     assert reply.act is UserAct.CORRECT and f"{goal.constraints[0].value:g}" not in reply.text
     assert not reply.revealed and not ep.problem.user.told("price")
     named = [p for p in pricey if short_name_from_title(p.title) in reply.text]
     assert len(named) == 1  # the set's first problem, not a verdict per product
-    reply = ep.agent_message(f"Then maybe {pricey[-1].id}.")
+    reply = say(ep, f"Then maybe {pricey[-1].id}.")
     assert reply.act is UserAct.QUIT and ep.done  # two bad rounds: the customer leaves
 
 
@@ -262,9 +263,9 @@ def test_confirm_only_when_every_proposal_is_right(context, env):
     goal = ep.problem.goal
     good = [i for i in goal.ranked_ids if i not in goal.doomed_ids][:2]
     for pid in good:
-        ep.call_tool("catalog_get_product", {"product_id": pid})
-    ep.agent_message("Everything you need?")  # disclose all, so the confirm is about products only
-    assert ep.agent_message(f"I suggest {' and '.join(good)}.").act is UserAct.CONFIRM
+        call(ep, "catalog_get_product", {"product_id": pid})
+    say(ep, "Everything you need?")  # disclose all, so the confirm is about products only
+    assert say(ep, f"I suggest {' and '.join(good)}.").act is UserAct.CONFIRM
 
 
 @pytest.mark.parametrize("env", ENVS)

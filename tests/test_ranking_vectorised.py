@@ -6,7 +6,8 @@ from __future__ import annotations
 import numpy as np
 
 from ecom_bench.envs._ranking import Constraint, Gate, _pool, ideal_ranking, offered_values, satisfaction_matrix
-from ecom_bench.runner import make_episode, run_policy
+from ecom_bench.episode import new_episode
+from ecom_bench.runner import run_policy
 from ecom_bench.agents import get_policy
 
 
@@ -59,7 +60,7 @@ def test_gate_mask_equals_calling_the_gate(context):
 def test_the_verifier_reuses_the_pool_generation_computed(context):
     for env in ("discovery", "substitution"):
         _pool.cache_clear()
-        episode = make_episode(env, 6, 0, 3, context=context)
+        episode = new_episode(env, 6, 0, 3, context=context)
         built = _pool.cache_info()
         assert built.misses == 1, f"{env}: generation should compute one pool"
         run = run_policy(episode, get_policy(env, "oracle"))

@@ -34,9 +34,10 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import examples, long_run
+from conftest import examples, long_run, say
 from ecom_bench.domains.orders.book import OrderBook
-from ecom_bench.runner import make_episode, run_policy
+from ecom_bench.episode import new_episode
+from ecom_bench.runner import run_policy
 from red_team.bundle_blind import BundleBlind
 from red_team.cart_blind import Blind as CartBlind
 from red_team.cart_proposals import play as cart_proposals, play_baseline as cart_plain_question
@@ -60,7 +61,7 @@ CASES = [pytest.param("bundle", BundleBlind, id="bundle_blind"),
 def test_red_team_strategy_stays_under_the_bar(context, env, policy_cls):
     for d in ((3, 6, 9, 12) if long_run() else (3, 12)):
         n = examples(25)
-        wins = sum(run_policy(make_episode(env, d, 0, i, context=context), policy_cls()).result.reward.success
+        wins = sum(run_policy(new_episode(env, d, 0, i, context=context), policy_cls()).result.reward.success
                    for i in range(n))
         assert wins <= max(1, 0.05 * n), f"{policy_cls} on {env} at d={d}: {wins} of {n}"
 
@@ -69,8 +70,8 @@ def test_red_team_strategy_stays_under_the_bar(context, env, policy_cls):
 def test_telling_the_customer_an_item_is_not_returnable_gets_the_same_reply_either_way(context, d):
     replies = {}
     for i in range(8):
-        episode = make_episode("returns", d, 0, i, context=context)
-        reply = episode.agent_message("I checked the store rule: this item can't be returned, "
+        episode = new_episode("returns", d, 0, i, context=context)
+        reply = say(episode, "I checked the store rule: this item can't be returned, "
                                       "the return window has closed.")
         assert reply is not None and reply.text and not reply.excused
         replies.setdefault(episode.problem.goal.eligible, set()).add(reply.act)
@@ -81,7 +82,7 @@ def test_telling_the_customer_an_item_is_not_returnable_gets_the_same_reply_eith
 @pytest.mark.parametrize("d", [6, 12])
 def test_asking_which_item_in_plain_words_is_not_penalised(context, d):
     n = examples(25)
-    wins = {cls.name: sum(run_policy(make_episode("returns", d, 0, i, context=context), cls()).result.reward.success
+    wins = {cls.name: sum(run_policy(new_episode("returns", d, 0, i, context=context), cls()).result.reward.success
                           for i in range(n)) for cls in (OneAsk, PlainWording)}
     assert wins["plain_wording"] >= wins["one_ask"] - max(1, 0.08 * n), wins
 
@@ -93,7 +94,7 @@ def test_a_confirmation_about_any_line_gets_the_customers_own_description(contex
     wrong one, and no yes/no oracle."""
     checked = 0
     for i in range(12):
-        episode = make_episode("returns", d, 0, i, context=context)
+        episode = new_episode("returns", d, 0, i, context=context)
         goal, world = episode.problem.goal, episode.world
         user = episode.problem.user
         for slot in list(user.withheld()):
@@ -106,7 +107,7 @@ def test_a_confirmation_about_any_line_gets_the_customers_own_description(contex
             continue
         acts = set()
         for product in (target, other):
-            reply = episode.agent_message(f"Just to confirm before I start anything: is it the {product.title} "
+            reply = say(episode, f"Just to confirm before I start anything: is it the {product.title} "
                                           "you want to send back?")
             assert reply is not None and not reply.text.lower().startswith("yes"), reply.text
             said = reply.text.lower()
@@ -120,7 +121,7 @@ def test_a_confirmation_about_any_line_gets_the_customers_own_description(contex
 def _cart_wins(context, d: int, n: int, play) -> int:
     wins = 0
     for i in range(n):
-        episode = make_episode("cart", d, 0, i, context=context)
+        episode = new_episode("cart", d, 0, i, context=context)
         play(episode)
         wins += episode.result().reward.success
     return wins

@@ -24,7 +24,7 @@ import numpy as np
 
 import pytest
 
-from ecom_bench.agents import AgentAction, EpisodeStatus, Message, ToolCallRequest
+from ecom_bench.conversation import AgentAction, EpisodeStatus, Message, ToolCallRequest
 from ecom_bench.agents.base import get_policy
 from ecom_bench.conversation import tool_results
 from ecom_bench.catalog.search import SearchFilters
@@ -137,9 +137,9 @@ ENVS = ("discovery", "substitution")
 
 
 def _episode(context: Any, env: str, d: int, i: int, seed: int = 1000) -> Any:
-    from ecom_bench.runner import make_episode
+    from ecom_bench.episode import new_episode
 
-    return make_episode(env, d, seed, i, context=context)
+    return new_episode(env, d, seed, i, context=context)
 
 
 @pytest.mark.parametrize("env", ENVS)

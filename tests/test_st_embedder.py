@@ -53,13 +53,14 @@ def test_local_st_model_matches_wordllama(local_model):
 def test_search_and_episodes_run_on_the_st_embedder(local_model, tmp_path):
     from ecom_bench.agents import get_policy
     from ecom_bench.envs.context import CatalogSpec, load_context
-    from ecom_bench.runner import make_episode, run_policy
+    from ecom_bench.episode import new_episode
+    from ecom_bench.runner import run_policy
 
     ctx = load_context(CatalogSpec(size=500), embedder=f"st:{local_model}")
     top = ctx.catalog.products[7]
     hits = ctx.search_engine.search(top.title.split(",")[0], limit=3)
     assert top.id in [h.product.id for h in hits]
-    run = run_policy(make_episode("cart", 4, context=ctx), get_policy("cart", "oracle"))
+    run = run_policy(new_episode("cart", 4, context=ctx), get_policy("cart", "oracle"))
     assert run.result.reward.success
 
 

@@ -20,11 +20,12 @@ import json
 
 import pytest
 
-from ecom_bench.agents import AgentAction
+from conftest import call
+from ecom_bench.conversation import AgentAction
 from ecom_bench.catalog import Product
 from ecom_bench.catalog.catalog import fold
 from ecom_bench.envs._ranking import POOL_SIZE, Constraint, bought_variant, ideal_ranking, in_stock_for, purchase_pins
-from ecom_bench.runner import make_episode
+from ecom_bench.episode import new_episode
 from ecom_bench.users import UserAct
 
 #: Episodes per difficulty in the default suite (`--long`: the 400-per-d sweep below).
@@ -79,7 +80,7 @@ def qualifying(goal, world) -> set[str]:
 
 
 def check_task(context, env: str, d: int, i: int) -> None:
-    ep = make_episode(env, d, 0, i, context=context)
+    ep = new_episode(env, d, 0, i, context=context)
     goal, world = ep.problem.goal, ep.world
     right = qualifying(goal, world)
     assert right, f"{env} d={d} #{i}: no product meets every stated constraint as bought: {stated(goal)}"
@@ -108,7 +109,7 @@ def _priced_apart(context, d: int):
     """An E_SUB episode, and an in-stock product of its leaf meeting every stated constraint at its
     listed price, whose compatible variant costs more than the budget."""
     for i in range(200):
-        ep = make_episode("substitution", d, 0, i, context=context)
+        ep = new_episode("substitution", d, 0, i, context=context)
         goal, world = ep.problem.goal, ep.world
         budget = goal.constraints[0].value
         for p in world.catalog.products:
@@ -130,7 +131,7 @@ def test_the_customer_answers_a_budget_question_truthfully(context):
     reply = ep.user_messages[-1]
     assert "over my budget" in reply.text and reply.act is UserAct.CORRECT, reply.text
     # a product right in every way, as bought, is confirmed
-    ok = make_episode("substitution", 6, 0, 0, context=context)
+    ok = new_episode("substitution", 6, 0, 0, context=context)
     right = sorted(qualifying(ok.problem.goal, ok.world))[0]
     ok.step(AgentAction(text=f"Would {right} work for you?"))
     assert ok.user_messages[-1].act is UserAct.CONFIRM, ok.user_messages[-1].text
@@ -147,16 +148,16 @@ def test_tools_show_variant_prices_and_search_prices_what_is_bought(context):
     """The price filter prices the product as bought: its listing, or with `features` naming a
     variant, that variant (as the substitution verifier prices a pinned variant and the
     discovery verifier a plain recommendation)."""
-    ep = make_episode("substitution", 3, 0, 0, context=context)
+    ep = new_episode("substitution", 3, 0, 0, context=context)
     p = next(q for q in context.catalog.products if ep.world.in_stock(q) and min(v.price for v in q.variants) < q.price)
     cheap = min(p.variants, key=lambda v: v.price)
     dear = max(p.variants, key=lambda v: v.price)
-    shown = json.loads(ep.call_tool("catalog_get_product", {"product_id": p.id}).text)
+    shown = json.loads(call(ep, "catalog_get_product", {"product_id": p.id}).text)
     assert shown["variant_prices"] == {v.id: v.price for v in p.variants}
 
     def hit(**filters):  # a fresh episode per search: the per-turn tool budget is 2 at d=3
-        ep = make_episode("substitution", 3, 0, 0, context=context)
-        found = json.loads(ep.call_tool("catalog_search", {"query": p.title, "limit": 20, **filters}).text)
+        ep = new_episode("substitution", 3, 0, 0, context=context)
+        found = json.loads(call(ep, "catalog_search", {"query": p.title, "limit": 20, **filters}).text)
         return next((r for r in found["results"] if r["product_id"] == p.id), None)
 
     found = hit(max_price=cheap.price, features=[cheap.value.upper()])
@@ -180,7 +181,7 @@ def test_budget_constraint_prices_the_pinned_variant(context):
 
 def test_a_product_whose_required_variant_sold_out_is_out_of_stock_for_the_customer(context):
     """Catalogues with their own variants can sell out one of them: the customer needs theirs."""
-    ep = make_episode("substitution", 6, 0, 0, context=context)
+    ep = new_episode("substitution", 6, 0, 0, context=context)
     goal, world = ep.problem.goal, ep.world
     pick = next(pid for pid, _ in ideal_ranking(goal, world).ranked if pid not in goal.doomed_ids)
     p = world.product(pick)
@@ -190,7 +191,7 @@ def test_a_product_whose_required_variant_sold_out_is_out_of_stock_for_the_custo
     assert world.in_stock(p) and not in_stock_for(goal, world, p)
     assert pick not in {pid for pid, _ in ideal_ranking(goal, world).ranked}
     assert pick not in qualifying(goal, world)
-    shown = json.loads(ep.call_tool("catalog_get_product", {"product_id": pick}).text)
+    shown = json.loads(call(ep, "catalog_get_product", {"product_id": pick}).text)
     assert shown["in_stock"] and shown["sold_out_variants"] == [variant.id]
     ep.step(AgentAction(text=f"How about {pick}?"))
     assert "out of stock" in ep.user_messages[-1].text

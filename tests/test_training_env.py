@@ -10,7 +10,8 @@ import pytest
 from ecom_bench.conversation import AgentAction, ToolCallRequest
 from ecom_bench.envs import COLLECTIONS
 from ecom_bench.episode import EndReason, EpisodeOver
-from ecom_bench.runner import make_episode, run_policy
+from ecom_bench.episode import new_episode
+from ecom_bench.runner import run_policy
 from ecom_bench.agents import get_policy
 from conftest import play
 from ecom_bench.training import EcomEnv, parse_action, parse_text, to_hermes
@@ -51,7 +52,7 @@ def test_same_seed_same_episode_and_inspect_sample_by_index(context):
     first = [a.reset(seed=7)[0]["messages"] for _ in range(2)]
     assert first[0] == first[1] == b.reset(seed=7)[0]["messages"]
     obs, info = a.reset(seed=3, options={"index": 2})
-    core = make_episode("returns", 6, 3, 2, context=context)
+    core = new_episode("returns", 6, 3, 2, context=context)
     assert obs["messages"][1]["content"] == core.opening and (info["seed"], info["index"]) == (3, 2)
     _, info = play(a, "heuristic", raw=False)
     assert info["reward_parts"]["total"] == pytest.approx(run_policy(core, get_policy("returns", "heuristic")).result.reward.total)

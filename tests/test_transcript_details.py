@@ -12,7 +12,8 @@ from inspect_ai import eval as inspect_eval
 from conftest import TEST_CATALOG_SIZE
 from ecom_bench.agents import get_policy
 from ecom_bench.conversation import AgentAction, EpisodeStatus, Message, ToolCallRequest
-from ecom_bench.runner import make_episode, run_policy
+from ecom_bench.episode import new_episode
+from ecom_bench.runner import run_policy
 from ecom_bench.scorers._answer import answer_text
 from ecom_bench.tasks import journey
 
@@ -77,7 +78,7 @@ def test_journey_heuristic_hands_a_misrouted_request_on_instead_of_repeating_its
     customer leaves (pinned before: 50 turns, total -0.59)."""
     from ecom_bench.envs.journey.agents import DONE_TEXT
 
-    run = run_policy(make_episode("journey", 12, 0, 0, context=context), get_policy("journey", "heuristic"))
+    run = run_policy(new_episode("journey", 12, 0, 0, context=context), get_policy("journey", "heuristic"))
     said = [m.text for m in run.messages if m.role == "assistant" and not m.tool_calls]
     assert all(a != b for a, b in pairwise(said) if a == DONE_TEXT)
     tools = [c.name for m in run.messages for c in m.tool_calls]
@@ -87,7 +88,7 @@ def test_journey_heuristic_hands_a_misrouted_request_on_instead_of_repeating_its
 
 def test_journey_answer_lists_every_request(context):
     """`answer` shows each request's final answer (it showed only the last one)."""
-    run = run_policy(make_episode("journey", 6, 0, 1, context=context), get_policy("journey", "oracle"))
+    run = run_policy(new_episode("journey", 6, 0, 1, context=context), get_policy("journey", "oracle"))
     final = run.result.final_state
     shown = json.loads(answer_text(final, "journey"))
     assert len(shown) == len(final["answers"]) >= 2

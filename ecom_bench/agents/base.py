@@ -29,4 +29,4 @@ def get_policy(env: str, name: str) -> Policy:
     )
 
 
-__all__ = ["Policy", "get_policy"]
+__all__ = ["get_policy"]

@@ -44,7 +44,7 @@ import faiss  # noqa: E402
 import numpy as np  # noqa: E402
 import pyarrow as pa
 
-from ecom_bench.catalog.catalog import PROGRESS_DELAY_S, cache_root, progress
+from ecom_bench.catalog.catalog import cache_root, progress
 from ecom_bench.catalog.embedders import Embedder, embedder_slug
 from ecom_bench.catalog.prescan import Prescan
 
@@ -56,7 +56,6 @@ __all__ = [
     "IVF_NPROBE",
     "IVF_TARGET_RECALL",
     "PRESCAN_MIN_N",
-    "PROGRESS_DELAY_S",
     "IndexKind",
     "VectorIndex",
     "build_index",
@@ -65,7 +64,6 @@ __all__ = [
     "default_cache_dir",
     "embed_to_file",
     "measure_recall",
-    "progress",
     "recall_queries",
     "tune_nprobe",
     "index_cache_path",

@@ -1,10 +1,11 @@
 """`--model ecom/oracle`, `--model ecom/heuristic`: scripted agents as an Inspect provider.
 
-The provider turns Inspect messages into the core's neutral `Message`s and asks the
-env's scripted policy for the next action. Only a policy that declares
-`reads_hidden_goal` (the oracle) is handed the hidden goal from the sample's store;
-the heuristic sees exactly what a model sees. The policy reads the sample's live episode
-(`scorers._store.live_sample`, set by the solver), not the store. Usage is zero on every output: a script
+The provider asks the env's scripted policy for the next action given the sample's live
+episode (`scorers._store.live_sample`, set by the solver): its transcript
+(`Episode.messages`, the conversation the model's input holds, in the core's form, as the
+core runner and the training env hand it to the same policies) and its counters. Only a
+policy that declares `reads_hidden_goal` (the oracle) is handed the hidden goal; the
+heuristic sees exactly what a model sees. Usage is zero on every output: a script
 reads no tokens and pays for none, and an estimate would sit in the log beside real
 models' counts as if it were one (set explicitly, so no tokenizer or download is needed).
 """
@@ -16,14 +17,14 @@ from typing import Any
 from inspect_ai.model import (
     ChatMessage,
     ChatMessageAssistant,
-    ChatMessageTool,
     GenerateConfig,
     ModelAPI,
     ModelOutput,
     ModelUsage,
 )
 from inspect_ai.tool import ToolCall, ToolChoice, ToolInfo
-from ecom_bench.agents import AgentAction, Message, ToolCallRequest, get_policy
+from ecom_bench.agents import get_policy
+from ecom_bench.conversation import AgentAction
 from ecom_bench.agents.adversarial import ADVERSARIAL_NAMES
 from ecom_bench.scorers._store import live_sample
 from ecom_bench.tasks._errors import input_errors
@@ -31,20 +32,6 @@ from ecom_bench.tasks._errors import input_errors
 #: Scripted policies every environment provides (see `Environment.policies`), then the generic
 #: adversarial ones (`ecom_bench.agents.adversarial`, for the reliability suite).
 POLICIES = ("oracle", "heuristic", "random", *ADVERSARIAL_NAMES)
-
-
-def to_neutral(messages: list[ChatMessage]) -> list[Message]:
-    out: list[Message] = []
-    for m in messages:
-        if isinstance(m, ChatMessageAssistant):
-            calls = tuple(ToolCallRequest(c.function, dict(c.arguments or {}), c.id) for c in (m.tool_calls or []))
-            out.append(Message("assistant", m.text, tool_calls=calls))
-        elif isinstance(m, ChatMessageTool):
-            out.append(Message("tool", m.error.message if m.error else m.text, tool_call_id=m.tool_call_id,
-                               tool_name=m.function, error=m.error is not None))
-        else:
-            out.append(Message(m.role, m.text))
-    return out
 
 
 def _tokens(text: str) -> int:
@@ -76,7 +63,7 @@ class ScriptedModelAPI(ModelAPI):
             raise RuntimeError("ecom/* scripted models only run inside ecom_bench tasks")
         policy = get_policy(live.episode.env.name, self.model_name)
         hidden = live.hidden if policy.reads_hidden_goal else None
-        action = policy.act(to_neutral(input), hidden, live.episode.status())
+        action = policy.act(live.episode.messages, hidden, live.episode.status())
         output = self._output(action)
         output.usage = ModelUsage(input_tokens=0, output_tokens=0, total_tokens=0)
         return output

@@ -16,7 +16,7 @@ from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.log import HeadlineMetric
 
 from ecom_bench._version import __version__
-from ecom_bench.catalog.vector_index import progress
+from ecom_bench.catalog.catalog import progress
 from ecom_bench.difficulty import Difficulty, validate_level
 from ecom_bench.envs import get_env
 from ecom_bench.envs.context import DEFAULT_CATALOG_SIZE, MIN_CATALOG_SIZE, CatalogSpec, load_context

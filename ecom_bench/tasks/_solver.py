@@ -5,6 +5,13 @@ one `AgentAction` for `Episode.step`, and the step's observation (tool results, 
 customer's reply) becomes Inspect messages. Turn counting, the per-turn tool budget,
 the customer's patience, hard fails and the safety cap are the core's, identical to
 the training env's.
+
+The solver keeps Inspect's own message list (`state.messages`) beside the episode's
+transcript (`Episode.messages`, the same conversation in the core's form, which the
+scripted models read): the model's input must be Inspect messages, the model's own
+generations carry what only Inspect holds (content blocks, reasoning, the model's name and
+call ids), and the log, the viewer and Inspect's message limits read `state.messages`.
+Only the step's observation is converted, once, as it arrives.
 """
 
 from __future__ import annotations

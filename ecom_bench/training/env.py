@@ -19,8 +19,8 @@ from typing import Any
 
 import gymnasium as gym
 
-from ecom_bench.agents import Policy, get_policy
-from ecom_bench.conversation import AgentAction, Message
+from ecom_bench.agents import get_policy
+from ecom_bench.conversation import AgentAction, Message, Policy
 from ecom_bench.envs.context import CatalogSpec, EnvContext, load_context
 from ecom_bench.episode import Episode, EpisodeOver, new_episode
 from ecom_bench.training.actions import Action, chat_message, parse_action
@@ -136,7 +136,6 @@ class EcomEnv(gym.Env):
         self.observation_space = ChatSpace()
         self.action_space = ActionSpace()
         self.episode: Episode | None = None
-        self._transcript: list[Message] = []
         self._recorded = False
 
     # ------------------------------------------------------------------ gymnasium
@@ -164,8 +163,7 @@ class EcomEnv(gym.Env):
         self.episode = new_episode(env_name, level, dataset_seed, index, context=self.context, strict=self.strict,
                                    phraser=self._episode_phraser())
         self._recorded = False
-        self._transcript = [Message("system", self.episode.system_prompt()), Message("user", self.episode.opening)]
-        observation = {"messages": [chat(m) for m in self._transcript], "tools": self.tools}
+        observation = {"messages": self.messages(), "tools": self.tools}
         info = {**self.episode.info(), "seed": dataset_seed, "index": index}
         return observation, info
 
@@ -174,8 +172,6 @@ class EcomEnv(gym.Env):
             raise EpisodeOver("call reset() before step()")
         agent_action = parse_action(action)
         observation, reward, terminated, truncated, info = self.episode.step(agent_action)
-        self._transcript.append(Message("assistant", agent_action.text, tool_calls=agent_action.tool_calls))
-        self._transcript.extend(observation)
         if (terminated or truncated) and not self._recorded:
             self._recorded = True
             self._active_sampler.record(self.episode.env.name, self.episode.difficulty.level, info["success"])
@@ -199,7 +195,7 @@ class EcomEnv(gym.Env):
         if self.render_mode != "ansi":
             return None
         lines = []
-        for m in self._transcript[1:]:
+        for m in self.transcript[1:]:
             calls = "".join(f"\n  -> {c.name}({c.arguments})" for c in m.tool_calls)
             lines.append(f"[{m.role}{':' + m.tool_name if m.tool_name else ''}] {m.text}{calls}")
         return "\n".join(lines)
@@ -231,12 +227,13 @@ class EcomEnv(gym.Env):
     def messages(self) -> list[dict[str, Any]]:
         """The conversation so far as chat messages (system, customer, assistant with tool calls,
         tool results), ready for `tokenizer.apply_chat_template(env.messages(), tools=env.tools)`."""
-        return [chat(m) for m in self._transcript]
+        return [chat(m) for m in self.transcript]
 
     @property
     def transcript(self) -> list[Message]:
-        """The conversation as core messages (what scripted policies read)."""
-        return list(self._transcript)
+        """The conversation as core messages (what scripted policies read): the episode's
+        `Episode.messages`, copied."""
+        return list(self.episode.messages) if self.episode is not None else []
 
     def scripted_action(self, policy: str | Policy) -> AgentAction:
         """The next action of a scripted policy ("oracle", "heuristic", ...) in this episode.
@@ -248,5 +245,5 @@ class EcomEnv(gym.Env):
         if isinstance(policy, str):
             policy = get_policy(self.episode.env.name, policy)
         hidden = self.episode.problem.hidden_state() if policy.reads_hidden_goal else None
-        return policy.act(self._transcript, hidden, self.episode.status())
+        return policy.act(self.episode.messages, hidden, self.episode.status())
 

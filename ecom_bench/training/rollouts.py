@@ -44,8 +44,8 @@ from typing import Any, Callable, Iterable
 
 import numpy as np
 
-from ecom_bench.agents import Policy, get_policy
-from ecom_bench.conversation import AgentAction
+from ecom_bench.agents import get_policy
+from ecom_bench.conversation import AgentAction, Policy
 from ecom_bench.difficulty import validate_level
 from ecom_bench.envs import resolve_envs
 from ecom_bench.envs.context import CatalogSpec

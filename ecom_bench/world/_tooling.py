@@ -2,7 +2,7 @@
 
 A tool is a method marked `@tool_method(kind)`. Its name, docstring and type hints are
 the single source of its schema: `ToolSpec.from_method` turns them into a JSON schema
-that the Inspect front, the training front and `Episode.call_tool` all use. Semantic
+that the Inspect front, the training front and `Episode.step` all use. Semantic
 problems (unknown id, out of stock, bad quantity) raise `ToolError`, whose message the
 agent reads; the episode goes on. Tool kinds: `read`/`write` count against the per-turn
 budget B_tool; `user` talks to the customer; `final` records an env's final answer.

@@ -12,9 +12,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from ecom_bench.conversation import ToolCallRequest
-from ecom_bench.episode import AgentAction
-from ecom_bench.runner import make_episode
+from ecom_bench.conversation import AgentAction, ToolCallRequest
+from ecom_bench.episode import new_episode
 
 
 class EpisodeEnded(Exception):
@@ -32,8 +31,8 @@ class Session:
 
     def __init__(self, env: str, d: int, seed: int, index: int, context: Any = None):
         self.env, self.d, self.seed, self.index = env, d, seed, index
-        self.ep = make_episode(env, d, seed, index, context=context) if context is not None \
-            else make_episode(env, d, seed, index)
+        self.ep = new_episode(env, d, seed, index, context=context) if context is not None \
+            else new_episode(env, d, seed, index)
         self.rng = random.Random(f"{env}|{d}|{seed}|{index}")
         self.transcript: list[Turn] = [Turn("customer", self.ep.opening)]
         self.done = False

@@ -17,6 +17,7 @@ import json
 import math
 import re
 
+from conftest import call, say
 from ecom_bench.envs import get_env
 
 NO_PROPOSAL = False  # the red team's ablation switches (all channels on)
@@ -69,7 +70,7 @@ class Blind:
                                         "in_cart": None})
 
     def say(self, text):
-        r = self.ep.agent_message(text)
+        r = say(self.ep, text)
         self.log.append(("A", text))
         self.log.append(("U", r.text if r else None))
         return r.text if r else ""
@@ -139,7 +140,7 @@ class Blind:
 
     def run(self):
         ep = self.ep
-        hv = json.loads(ep.call_tool("user_get_visit_history", {}).text)
+        hv = json.loads(call(ep, "user_get_visit_history", {}).text)
         for v in hv["visits"]:
             self.hist[v["product_id"]] = {"title": v["title"], "variants": v["variants"]}
         ids = list(self.hist)
@@ -155,12 +156,12 @@ class Blind:
             pending = pending or self.cart_actions()
             while pending and budget > 0:
                 name, args = pending.pop(0)
-                out = ep.call_tool(name, args)
+                out = call(ep, name, args)
                 budget -= 1
                 self.log.append(("T", f"{name} {args} -> {out.text[:80]}"))
             last = ep.turns + 1 >= ep.difficulty.max_turns
             if last or (stage == "done" and not pending):
-                ep.call_tool("checkout", {})
+                call(ep, "checkout", {})
                 break
             self.last_proposed = {}
             if stage == "flush":

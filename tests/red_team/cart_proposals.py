@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
+from conftest import call, say
 from ecom_bench.catalog.naming import short_name_from_title
 from ecom_bench.users.understanding import words, says
 
@@ -19,7 +20,7 @@ class Agent:
     def __init__(self, ep):
         self.ep = ep
         self.log = []
-        h = json.loads(ep.call_tool("user_get_visit_history", {}).text)["visits"]
+        h = json.loads(call(ep, "user_get_visit_history", {}).text)["visits"]
         self.prods = {v["product_id"]: v for v in h}
         self.name = {pid: short_name_from_title(v["title"]) for pid, v in self.prods.items()}
         self.known = {}   # pid -> {"vid": vid or None (any), "qty": int or None, "vals": set of possible values}
@@ -28,7 +29,7 @@ class Agent:
 
     # ---- talking
     def say(self, text):
-        r = self.ep.agent_message(text)
+        r = say(self.ep, text)
         self.log.append(("A", text))
         self.log.append(("U", r.text if r else None))
         return r.text if r else ""
@@ -80,13 +81,13 @@ class Agent:
                 vids += [self.vid_of(pid, v) for v in sorted(e["vals"])]
             vids += list(self.prods[pid]["variants"])
             for vid in dict.fromkeys(v for v in vids if v):
-                out = self.ep.call_tool("cart_add", {"product_id": pid, "variant_id": vid, "quantity": q})
+                out = call(self.ep, "cart_add", {"product_id": pid, "variant_id": vid, "quantity": q})
                 if not out.error:
                     break
             else:
                 if not self.prods[pid]["variants"]:
-                    self.ep.call_tool("cart_add", {"product_id": pid, "quantity": q})
-        self.ep.call_tool("checkout", {})
+                    call(self.ep, "cart_add", {"product_id": pid, "quantity": q})
+        call(self.ep, "checkout", {})
 
 def n_targets(d):
     return min(5, 1 + d // 3)
@@ -215,7 +216,7 @@ def finish(a):
             vids += [a.vid_of(pid, v) for v in sorted(e["vals"])]
         vids += list(a.prods[pid]["variants"])
         for vid in dict.fromkeys(v for v in vids if v):
-            out = ep.call_tool("cart_add", {"product_id": pid, "variant_id": vid, "quantity": q})
+            out = call(ep, "cart_add", {"product_id": pid, "variant_id": vid, "quantity": q})
             if not out.error:
                 return vid
         return None
@@ -239,8 +240,8 @@ def finish(a):
         for _kind, pid in fixes:
             e = a.known[pid]
             if e.get("line"):
-                ep.call_tool("cart_set_quantity", {"product_id": pid, "variant_id": e["line"], "quantity": 2})
-    ep.call_tool("checkout", {})
+                call(ep, "cart_set_quantity", {"product_id": pid, "variant_id": e["line"], "quantity": 2})
+    call(ep, "checkout", {})
 
 
 def play_baseline(ep):

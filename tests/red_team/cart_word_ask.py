@@ -21,6 +21,8 @@ from __future__ import annotations
 import json
 import re
 
+from conftest import call, say
+
 from ecom_bench.catalog.naming import short_name_from_title
 from ecom_bench.users.understanding import says
 
@@ -44,12 +46,12 @@ class Agent:
         if self.calls >= self.d.tool_budget:
             return None
         self.calls += 1
-        out = self.ep.call_tool(name, args)
+        out = call(self.ep, name, args)
         return out
 
     def msg(self, text):
         self.calls = 0
-        r = self.ep.agent_message(text)
+        r = say(self.ep, text)
         self.last_reply = r.text if r is not None else ""
         self.parse(self.last_reply)
         return self.last_reply
@@ -167,7 +169,7 @@ class Agent:
             turns_left = T - ep.turns  # this turn included
             if self.confirmed or turns_left <= 1:
                 # last chance: finish the cart then checkout
-                ep.call_tool("checkout", {})
+                call(ep, "checkout", {})
                 if not ep.done:
                     self.msg("I've placed your order.")
                 return
