@@ -297,7 +297,8 @@ class Episode:
 
     async def astep(self, action: AgentAction) -> StepResult:
         """`step`, with the customer's words awaited from the phraser's `aphrase` on this event loop
-        (the step itself runs in a worker thread, so the turn loop is `step`'s own)."""
+        (the step itself runs in a worker thread, so the turn loop is `step`'s own). With the
+        templates, which await nothing, it is `step` itself, run here."""
         return await self._off_loop(self.step, action)
 
     async def aopen(self) -> str:
@@ -305,6 +306,8 @@ class Episode:
         return (await self._off_loop(self._open)).text
 
     async def _off_loop(self, fn: Callable[..., _T], *args: Any) -> _T:
+        if isinstance(self.phraser, TemplatePhraser):
+            return fn(*args)
         self._voice.loop = asyncio.get_running_loop()
         try:
             return await asyncio.to_thread(fn, *args)
