@@ -10,7 +10,8 @@ The public API, one name per concept (docs/extending.md shows them at work):
   `BundleTools`);
 * the shared catalogue: `load_context`, `CatalogSpec`;
 * the customer: `Customer`, `UserSimulator`, `UserMessage`, `UserAct`; the seam a model
-  customer words through: `CustomerDecision`, `Phraser`, `PhrasingContext`, `TemplatePhraser`;
+  customer words through: `CustomerDecision`, `Phraser`, `PhrasingContext`, `PhrasingError`,
+  `TemplatePhraser`;
 * the agent protocol: `Policy`, `AgentAction`, `ToolCallRequest`, `Message`, `EpisodeStatus`,
   `get_policy`;
 * the episode: `Episode`, `new_episode`, `run_policy`, `EpisodeResult`, `EndReason`;
@@ -61,6 +62,7 @@ _EXPORTS: dict[str, str] = {
     "CustomerDecision": "ecom_bench.users.phrasing",
     "Phraser": "ecom_bench.users.phrasing",
     "PhrasingContext": "ecom_bench.users.phrasing",
+    "PhrasingError": "ecom_bench.users.phrasing",
     "TemplatePhraser": "ecom_bench.users.phrasing",
     "Policy": "ecom_bench.conversation",
     "get_policy": "ecom_bench.agents.base",
@@ -124,6 +126,7 @@ if TYPE_CHECKING:
     from ecom_bench.users.customer import Customer as Customer
     from ecom_bench.users.phrasing import (
         CustomerDecision as CustomerDecision, Phraser as Phraser, PhrasingContext as PhrasingContext,
+        PhrasingError as PhrasingError,
         TemplatePhraser as TemplatePhraser,
     )
     from ecom_bench.world._tooling import (

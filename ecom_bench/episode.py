@@ -19,9 +19,12 @@ policies, the training env's chat messages), so no front rebuilds it.
 from __future__ import annotations
 
 import asyncio
+import contextvars
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from concurrent.futures import ThreadPoolExecutor
 from enum import Enum
+from functools import partial
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 from ecom_bench.conversation import AgentAction, EpisodeStatus, Message
@@ -31,7 +34,7 @@ from ecom_bench.envs.base import Environment, Problem, Verdict
 from ecom_bench.rewards import Reward, efficiency, hallucination
 from ecom_bench.users import UserAct, UserMessage
 from ecom_bench.users.llm import guard_stats, guard_summary
-from ecom_bench.users.phrasing import LoopPhraser, Phraser, TemplatePhraser
+from ecom_bench.users.phrasing import LoopPhraser, Phraser, PhrasingError, TemplatePhraser
 from ecom_bench.world._tooling import clip_text
 from ecom_bench.world.state import ToolCallRecord
 from ecom_bench.world.toolkit import InvalidToolCall, ToolError, ToolSpec
@@ -52,6 +55,12 @@ if TYPE_CHECKING:
     from ecom_bench.envs.context import EnvContext
 
 _T = TypeVar("_T")
+
+
+#: Threads that run `astep`'s steps while their customers' words are awaited on the caller's loop.
+#: Its own pool, not the loop's default one (min(32, CPUs + 4) threads): a step waiting on a
+#: phraser holds its thread, and a rollout keeps many episodes in flight at once.
+_STEP_THREADS = ThreadPoolExecutor(max_workers=512, thread_name_prefix="ecom-episode-step")
 
 
 class EndReason(str, Enum):
@@ -267,10 +276,20 @@ class Episode:
         """One agent action. With tool calls, each runs in order (the action's text is the agent
         thinking aloud and reaches no one); without, the text goes to the customer and ends the
         turn. The action and its observation join `messages`. Never raises for bad input from the
-        agent; raises `EpisodeOver` after the end."""
+        agent; raises `EpisodeOver` after the end, and `PhrasingError` when the phraser fails (which
+        ends the episode: the customer's decision was made, its words never reached the agent)."""
         if self.done:
             raise EpisodeOver(f"the episode has ended ({self.end.value if self.end else 'done'}); "
                               "reset to start another")
+        try:
+            return self._step(action)
+        except PhrasingError as e:
+            # The customer decided (slots marked told, a turn spent) but no words came: the
+            # conversation cannot go on as if they had, so it ends here, cut short (truncated).
+            self._end(f"stopped: the customer's phraser failed ({e})", EndReason.ABORTED)
+            raise
+
+    def _step(self, action: AgentAction) -> StepResult:
         self._open()
         self.steps += 1
         self._messages.append(Message("assistant", action.text, tool_calls=action.tool_calls))
@@ -308,9 +327,9 @@ class Episode:
     async def _off_loop(self, fn: Callable[..., _T], *args: Any) -> _T:
         if isinstance(self.phraser, TemplatePhraser):
             return fn(*args)
-        self._voice.loop = asyncio.get_running_loop()
+        loop = self._voice.loop = asyncio.get_running_loop()
         try:
-            return await asyncio.to_thread(fn, *args)
+            return await loop.run_in_executor(_STEP_THREADS, partial(contextvars.copy_context().run, fn, *args))
         finally:
             self._voice.loop = None
 
@@ -440,7 +459,7 @@ class Episode:
         env's tool, reported as such (naming it) rather than as a bare exception."""
         try:
             text = getattr(self.toolkit, name)(**args)
-        except ToolError:
+        except (ToolError, PhrasingError):
             raise
         except Exception as e:
             raise ToolBug(f"tool {name!r} of environment {self.env.name!r} raised {type(e).__name__}: {e} "

@@ -1,4 +1,4 @@
-"""Each of the 12 difficulty axes changes the behaviour it names (issue 3: one test per axis).
+"""Each of the 12 difficulty axes changes the behaviour it names (one test per axis).
 
 Axes consumed by one env are tested through that env; the shared ones through the
 episode, the user and the world's search.

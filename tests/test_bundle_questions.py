@@ -1,4 +1,4 @@
-"""E_BUNDLE's customer understands plain questions (issue 9: B1; padding: tests/test_exploit_soundness.py)."""
+"""E_BUNDLE's customer understands plain questions (padding: tests/test_exploit_soundness.py)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """E_CART under attack: the customer's feedback is not an oracle, plain questions are answered
-(issue 9: A3, B1; padding: tests/test_exploit_soundness.py)."""
+(padding: tests/test_exploit_soundness.py)."""
 
 from __future__ import annotations
 

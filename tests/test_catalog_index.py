@@ -1,4 +1,4 @@
-"""Resets flat in catalogue size (issue 13): the per-catalogue indexes equal the brute-force
+"""Resets flat in catalogue size: the per-catalogue indexes equal the brute-force
 answers on the 3k catalogue, the pruned evaluation pool equals grading every product, the
 oracle's turn bound holds, and a reset makes no per-product pass over a leaf category."""
 

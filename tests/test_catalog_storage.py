@@ -1,4 +1,4 @@
-"""Columnar catalogue storage, its on-disk cache, and the IVF path (issue 13 parts 2-3)."""
+"""Columnar catalogue storage, its on-disk cache, and the IVF path."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Isolation under concurrency (issue 4, part 5): concurrent episodes share one catalogue
+"""Isolation under concurrency: concurrent episodes share one catalogue
 and index but never a cart, a stock change or a seen-set; a parallel Inspect run with
 epochs gives exactly the per-sample scores of a serial one.
 """

@@ -11,9 +11,11 @@ from customer_transcripts import PINNED, dump, transcripts
 
 from ecom_bench import CustomerDecision, Phraser, PhrasingContext, TemplatePhraser
 from ecom_bench.agents import get_policy
-from ecom_bench.conversation import AgentAction, Message
+from ecom_bench.conversation import AgentAction, Message, ToolCallRequest
 from ecom_bench.envs import env_names
-from ecom_bench.episode import new_episode
+from ecom_bench.envs.journey.goal import request_opening
+from ecom_bench.episode import EndReason, EpisodeOver, new_episode
+from ecom_bench.runner import run_policy
 from ecom_bench.users.noise import add_noise
 from ecom_bench.users.phrasing import PhrasingError, template_text
 
@@ -68,6 +70,8 @@ def test_a_phraser_words_every_customer_message(context, env, d, index):
     texts = _play(episode, get_policy(env, "heuristic"), run_async=True)
     assert phraser.decisions and texts
     for text in texts:  # noise may touch the words a phraser returned, never its wrapping
+        if env == "journey" and (opened := request_opening(text)) is not None:
+            text = opened[1]  # a journey's request markers are said as written, whatever the phraser
         assert text.startswith("<< ") and text.endswith(" >>"), text
     for decision, ctx in zip(phraser.decisions, phraser.contexts, strict=True):
         assert ctx.env == env or env == "journey" and ctx.env in env_names()
@@ -167,3 +171,101 @@ def test_a_failing_phraser_gets_a_clear_error(context, phraser):
 def test_template_phraser_is_the_default(context):
     episode = new_episode("cart", 3, 0, 0, context=context)
     assert isinstance(episode.phraser, TemplatePhraser)
+
+
+class Rewording:
+    """A faithful phraser that words differently: other greetings and verbs, sentences reversed."""
+
+    SWAPS = (("Hi!", "Hello there!"), ("Hello,", "Good day,"), ("I need", "I require"), ("Please", "Kindly"),
+             ("I'd like", "I would like"), ("Thanks!", "Many thanks!"))
+
+    def phrase(self, decision: CustomerDecision, context: PhrasingContext) -> str:
+        text = template_text(decision.say)
+        for old, new in self.SWAPS:
+            text = text.replace(old, new)
+        sentences = [s for s in text.replace("! ", "!\n").replace(". ", ".\n").split("\n") if s]
+        return " ".join(reversed(sentences))
+
+    async def aphrase(self, decision: CustomerDecision, context: PhrasingContext) -> str:
+        return self.phrase(decision, context)
+
+
+@pytest.mark.parametrize("d", [0, 6, 12])
+def test_the_journey_oracle_needs_none_of_the_customers_words(context, d):
+    """Requests are told apart by the journey's markers, said as written, and matched to the hidden
+    intents by order: a phraser that rewords every request leaves the oracle's work correct."""
+    for index in range(3):
+        episode = new_episode("journey", d, 0, index, context=context, phraser=Rewording())
+        run_policy(episode, get_policy("journey", "oracle"))
+        result = episode.result()
+        assert result.verdict.success, (d, index, result.explanation())
+
+
+class FailsOnItsSecondCall(Rewording):
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def phrase(self, decision: CustomerDecision, context: PhrasingContext) -> str:
+        self.calls += 1
+        if self.calls == 2:
+            raise TimeoutError("the customer model did not answer")
+        return super().phrase(decision, context)
+
+
+@pytest.mark.parametrize("tool", [False, True])
+def test_a_phraser_failing_mid_episode_ends_it(context, tool):
+    """The customer had decided (a turn spent, slots marked told) when its words failed: the episode
+    ends there, cut short, rather than going on as if the agent had been told."""
+    episode = new_episode("discovery", 6, 1, 0, context=context, phraser=FailsOnItsSecondCall())
+    assert episode.opening
+    ask = "What else matters to you?"
+    action = (AgentAction(tool_calls=(ToolCallRequest("ask_user", {"question": ask}, "c1"),)) if tool
+              else AgentAction(text=ask))
+    with pytest.raises(PhrasingError, match="did not answer"):
+        episode.step(action)
+    assert episode.done and episode.end is EndReason.ABORTED
+    assert "phraser failed" in episode.result().end_reason
+    with pytest.raises(EpisodeOver):
+        episode.step(AgentAction(text=ask))
+
+
+class SlowAsync(Rewording):
+    """An async phraser that waits on a 'model' and counts how many calls wait at once."""
+
+    def __init__(self, gate: asyncio.Event, counter: list[int]) -> None:
+        self.gate, self.counter = gate, counter
+
+    async def aphrase(self, decision: CustomerDecision, context: PhrasingContext) -> str:
+        self.counter[0] += 1
+        self.counter[1] = max(self.counter[1], self.counter[0])
+        if self.counter[1] >= 40:
+            self.gate.set()
+        await asyncio.wait_for(self.gate.wait(), 10)
+        self.counter[0] -= 1
+        return self.phrase(decision, context)
+
+
+def test_many_async_episodes_await_their_customers_at_once(context):
+    """`astep`/`aopen` keep no cap below a rollout's width: 40 customers' words are awaited together."""
+
+    async def run() -> int:
+        gate, counter = asyncio.Event(), [0, 0]
+        episodes = [new_episode("cart", 3, 0, i, context=context, phraser=SlowAsync(gate, counter))
+                    for i in range(40)]
+        await asyncio.gather(*(e.aopen() for e in episodes))
+        return counter[1]
+
+    assert asyncio.run(run()) == 40
+
+
+def test_a_journey_phrasers_context_holds_only_what_was_said(context):
+    """Building a journey records each request's opening for the hidden goal without saying it:
+    the phraser's context never shows a customer line the agent did not read."""
+    phraser = Wrapping()
+    episode = new_episode("journey", 6, 0, 1, context=context, phraser=phraser)
+    run_policy(episode, get_policy("journey", "oracle"))
+    said = {opened[1] if (opened := request_opening(m.text)) else m.text for m in episode.user_messages}
+    for ctx in phraser.contexts:
+        for speaker, text in ctx.conversation:
+            if speaker == "customer":
+                assert " ".join(text.split()) in said, text

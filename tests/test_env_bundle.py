@@ -213,7 +213,7 @@ def test_user_reviews_a_proposed_list(context):
     goal: BundleGoal = ep.problem.goal
     ids = [i.product_id for i in goal.items]
     reply = say(ep, "How about " + ", ".join(ids[1:]) + "?")
-    # the kind of problem, never the answer: which item is missing is not read out (issue 9)
+    # the kind of problem, never the answer: which item is missing is not read out
     assert reply.act is UserAct.CORRECT and not reply.revealed
     assert item_name(goal.items[0].category) not in reply.text
     reply = say(ep, "Then: " + ", ".join(ids) + ". OK?")

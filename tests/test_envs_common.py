@@ -22,7 +22,7 @@ from ecom_bench.episode import new_episode
 from ecom_bench.runner import run_policy
 
 ENVS = list(ENVIRONMENTS)
-#: Envs where the random floor must stay at or below 5% success from d = 3 (issue 3).
+#: Envs where the random floor must stay at or below 5% success from d = 3.
 RANDOM_FLOOR_ENVS = ("discovery", "substitution", "tracking", "policy", "bundle")
 
 

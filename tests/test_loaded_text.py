@@ -1,4 +1,4 @@
-"""A loaded Amazon-style catalogue reads well (issue 12, item 5).
+"""A loaded Amazon-style catalogue reads well.
 
 `tests/data/amazon_sample.jsonl` is 50 hand-written products in the Amazon Reviews 2023
 metadata schema over ten real category names. On it: variants never contradict what a

@@ -289,7 +289,7 @@ def test_synthetic_catalogue_round_trip(tmp_path, hf_tmp):
 
 
 def test_listed_details_become_the_variants_and_stated_ones_stay_fixed(tmp_path, hf_tmp):
-    """A listed detail gives one variant per value; a stated one is never contradicted (issue 12)."""
+    """A listed detail gives one variant per value; a stated one is never contradicted."""
     rows = [{"parent_asin": "M1", "title": "Wireless Mouse, Black", "price": 15.0, "stock": 30,
              "categories": ["Electronics", "Mice"], "details": json.dumps({"Color": "Black"})},
             {"parent_asin": "D1", "title": "Wrap Dress", "price": 30.0, "stock": 7,

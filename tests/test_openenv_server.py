@@ -1,4 +1,4 @@
-"""The OpenEnv server (issue 10, part 4): the real `ecom-bench serve` in a subprocess, driven by
+"""The OpenEnv server: the real `ecom-bench serve` in a subprocess, driven by
 openenv-core's own client. The oracle plays full episodes through it, checked step by step
 against a local mirror; concurrent sessions stay isolated; malformed requests get a 4xx (or an
 error frame on the WebSocket) with a readable message and never a 500 or a dead server.

@@ -1,4 +1,4 @@
-"""Structural attacks on E_TRACK / E_RETURN (issue 9, A1/A2): guesses that never read the request.
+"""Structural attacks on E_TRACK / E_RETURN: guesses that never read the request.
 
 The red team's strategies, written against what an agent is shown (the order list; a
 product's kind is what its title says, here read from the catalogue for a stronger

@@ -1,4 +1,4 @@
-"""E_TRACK / E_RETURN customers (issue 9): plain questions are understood, padding buys nothing,
+"""E_TRACK / E_RETURN customers: plain questions are understood, padding buys nothing,
 ordinals read one way, and the target line's position is drawn."""
 
 from __future__ import annotations
@@ -62,7 +62,7 @@ def test_any_plain_question_discloses_in_tracking(context, intent):
 
 
 def test_b2_which_of_your_orders_and_which_item_are_answered(context):
-    # repro of issue 9 B2: returns d=9 seed 0 index 2 got "Yes, please go ahead." to both
+    # returns d=9 seed 0 index 2 got "Yes, please go ahead." to both
     for question in ("Which of your drawer pull orders do you mean?", "Which item would you like to return?"):
         ep = new_episode("returns", 9, 0, 2, context=context)
         withheld = [s for s, t in ep.problem.user.disclosure().items() if not t]
@@ -90,7 +90,7 @@ def test_asked_again_the_customer_adds_another_description(context):
 
 
 def test_ordinals_name_their_end_and_resolve_uniquely(context):
-    """B3: "my second-oldest X order" counts from the oldest, "my second most recent" from the newest;
+    """Ordinals: "my second-oldest X order" counts from the oldest, "my second most recent" from the newest;
     each names exactly the target among all orders of the account."""
     seen = set()
     for env, d, i in itertools.product(("tracking", "returns"), (6, 9, 12, 15), range(30)):

@@ -1,7 +1,7 @@
 """Per-sample scores of every scripted agent, pinned: refactors of the episode loop must not move them.
 
 The file `tests/data/pinned_scores.json` was written from the loop before it gained the
-gymnasium contract (issue 10); a deliberate change to any agent's score rewrites it with
+gymnasium contract; a deliberate change to any agent's score rewrites it with
 `python tests/test_pinned_scores.py --write` and says why in the commit.
 """
 

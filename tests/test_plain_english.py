@@ -1,4 +1,4 @@
-"""A careful agent that asks in plain English is understood (issue 9, B).
+"""A careful agent that asks in plain English is understood.
 
 The questions come from `tests/data/questions_heldout.json`, written by someone who never
 saw the customers' code, so they test understanding, not our keywords. Every customer

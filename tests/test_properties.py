@@ -1,4 +1,4 @@
-"""Property tests over env x difficulty x seed (issue 4, part 1): every generated task is
+"""Property tests over env x difficulty x seed: every generated task is
 valid and solvable, rewards stay in [-1, 1], and (env, d, seed) fixes the task and the
 transcript in any process.
 """

@@ -1,4 +1,4 @@
-"""The evaluation pool without grading the catalogue (issue 13): the products meeting no
+"""The evaluation pool without grading the catalogue: the products meeting no
 categorical constraint are scanned in catalogue order only as far as they can still enter,
 and the pool equals grading every product, including at the scan's stopping points (a tail
 tied at what the numeric constraints alone give, a tail below it, a gate)."""

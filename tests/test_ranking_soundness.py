@@ -1,8 +1,8 @@
-"""E_PD / E_SUB soundness (issue 9: A4, A6, B1, B4): plain questions work, proposals are no oracle.
+"""E_PD / E_SUB soundness: plain questions work, proposals are no oracle.
 
 The strategies here are scripted policies over what a model sees:
 
-* `OneQuestion`: the honest agent of B1: one natural generic question (from the dev
+* `OneQuestion`: the honest agent: one natural generic question (from the dev
   paraphrases), then the heuristic's search-and-check on whatever it was told.
 * `Informed`: the same agent handed every constraint (it reads the hidden goal): the
   ceiling the one-question agent is measured against.
@@ -53,7 +53,7 @@ def _heuristic_class(env: str) -> type[RankingHeuristic]:
 
 
 def one_question(env: str, question: str = "Could you list all of your requirements?") -> RankingHeuristic:
-    """B1's honest agent: asks `question` once, first thing, then meets what it was told."""
+    """The honest agent: asks `question` once, first thing, then meets what it was told."""
 
     class OneQuestion(_heuristic_class(env)):  # type: ignore[misc,valid-type]
         name = "one_question"
@@ -212,7 +212,7 @@ def test_repro_generic_questions_disclose_everything(context, env, d, index):
 
 @pytest.mark.parametrize("env", ENVS)
 def test_generic_questions_disclose_withheld_slots(context, env):
-    """Acceptance B1: at d = 6 and 12, generic plain-English questions disclose >= 95% of withheld slots."""
+    """At d = 6 and 12, generic plain-English questions disclose >= 95% of withheld slots."""
     for d in (6, 12):
         withheld = disclosed = 0
         for i, question in enumerate(GENERIC):
@@ -290,7 +290,7 @@ def test_padding_buys_no_efficiency(context, env):
 
 @pytest.mark.parametrize("env", ENVS)
 def test_one_question_agent_reaches_the_informed_ceiling(context, env):
-    """B1: one natural question, then everything it was told: >= 0.9x the same agent given every constraint."""
+    """One natural question, then everything it was told: >= 0.9x the same agent given every constraint."""
     for d in (6, 12):
         asked = success(run_many(context, env, one_question(env), d, 12))
         ceiling = success(run_many(context, env, informed(env), d, 12))
@@ -298,7 +298,7 @@ def test_one_question_agent_reaches_the_informed_ceiling(context, env):
 
 
 def test_ranking_lives_in_r_task_and_the_ideal_beats_a_random_valid_list(context):
-    """B4: success is validity; among valid lists the ideal order earns the highest r_task."""
+    """Success is validity; among valid lists the ideal order earns the highest r_task."""
     wins = margins = n = 0
     for i in range(20):
         ep = episode(context, "discovery", 3, i)

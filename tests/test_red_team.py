@@ -1,4 +1,4 @@
-"""What the outside red team found, held to the bar after the fixes it prompted (issue 9).
+"""What the outside red team found, held to the bar after the fixes it prompted.
 
 * bundle_blind: never reads the request; the customer's review of a bogus proposal read out
   every missing category and the budget (77% of d = 3 episodes). Now the review names only

@@ -13,6 +13,8 @@ agent, not of the task: the same model at two temperatures is two rows of one ta
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Mapping
 from typing import Any
 
@@ -54,15 +56,27 @@ def task_config(spec: EvalSpec) -> Config:
     return tuple((name, _text(values[name])) for name in SETTINGS)
 
 
+def _scaffold(spec: EvalSpec) -> str:
+    """` + react[1a2b3c]` for a run whose agent's turns an Inspect agent took (`agent=`): its name and
+    a digest of its parameters (two prompts are two agents); empty for the built-in solver."""
+    agent = (spec.task_args or {}).get("agent")
+    if not agent:
+        return ""
+    name = agent.get("name", "agent") if isinstance(agent, dict) else str(agent)
+    params = json.dumps(agent.get("params") if isinstance(agent, dict) else None, sort_keys=True, default=str)
+    return f" + {name}[{hashlib.sha256(params.encode()).hexdigest()[:6]}]"
+
+
 def agent_label(spec: EvalSpec) -> str:
-    """The model name, with the generation settings and model args it ran with, if any:
-    `openai/gpt-4o-mini (temperature=0.7)`."""
+    """The model name, with the agent scaffold, generation settings and model args it ran with, if any:
+    `openai/gpt-4o-mini (temperature=0.7)`, `openai/gpt-4o-mini + react[1a2b3c]`."""
     generate = spec.model_generate_config.model_dump(exclude_none=True) if spec.model_generate_config else {}
     settings = {k: v for k, v in generate.items() if k not in OPERATIONAL}
     settings.update(spec.model_args or {})
+    label = spec.model + _scaffold(spec)
     if not settings:
-        return spec.model
-    return f"{spec.model} ({', '.join(f'{k}={_text(v)}' for k, v in sorted(settings.items()))})"
+        return label
+    return f"{label} ({', '.join(f'{k}={_text(v)}' for k, v in sorted(settings.items()))})"
 
 
 def describe(config: Config) -> str:

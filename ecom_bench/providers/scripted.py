@@ -64,6 +64,12 @@ class ScriptedModelAPI(ModelAPI):
         policy = get_policy(live.episode.env.name, self.model_name)
         hidden = live.hidden if policy.reads_hidden_goal else None
         action = policy.act(live.episode.messages, hidden, live.episode.status())
+        offered = {t.name for t in tools}
+        if missing := sorted({c.name for c in action.tool_calls} - offered):
+            # a model can only call what it is offered: an agent run without the episode's tools
+            raise RuntimeError(f"scripted model 'ecom/{self.model_name}' would call {', '.join(missing)}, but "
+                               f"the model was offered {', '.join(sorted(offered)) or 'no tools'}: give the agent "
+                               "the episode's tools, tools=[ecom_tools()] (from ecom_bench.tasks)")
         output = self._output(action)
         output.usage = ModelUsage(input_tokens=0, output_tokens=0, total_tokens=0)
         return output

@@ -2,6 +2,7 @@
 
 from ecom_bench.scorers.reward_scorers import (
     SCORE_PARTS,
+    NoEpisodeError,
     efficiency_score,
     hallucination_score,
     pass_k,
@@ -13,5 +14,5 @@ from ecom_bench.scorers.reward_scorers import (
     total_score,
 )
 
-__all__ = ["SCORE_PARTS", "efficiency_score", "hallucination_score", "pass_k", "pass_k_estimates", "pass_k_of_sample",
+__all__ = ["SCORE_PARTS", "NoEpisodeError", "efficiency_score", "hallucination_score", "pass_k", "pass_k_estimates", "pass_k_of_sample",
            "reward_scorers", "success_score", "task_score", "total_score"]

@@ -14,6 +14,7 @@ import math
 from collections import defaultdict
 from collections.abc import Callable
 
+from inspect_ai._util.registry import registry_add, registry_info, registry_unqualified_name
 from inspect_ai.scorer import (
     Metric,
     SampleScore,
@@ -89,8 +90,25 @@ def pass_k() -> Metric:
     return compute
 
 
+class NoEpisodeError(RuntimeError):
+    """A sample has no episode in its store: its solver was not the task's, so there is nothing to score."""
+
+
+def _recorded_outcome(state: TaskState) -> dict | None:
+    """The outcome the episode left in the sample's store (None: it started but never finished).
+
+    Only the store is read, never a live object, so `inspect score <log>` gives the same scores.
+    A sample whose solver never started an episode (`--solver generate`, an agent run without
+    the task's solver) is an error, not a failure score that would pass for the agent's.
+    """
+    if not read_episode(state.store, "env"):
+        raise NoEpisodeError("no ecom_bench episode ran for this sample, so there is nothing to score: keep the "
+                             "task's solver (to evaluate your own agent pass agent=... to the task, not --solver)")
+    return read_episode(state.store, "outcome")
+
+
 def _outcome_or_failure(state: TaskState, part: str, explain: Callable[[dict], str]) -> Score:
-    outcome = read_episode(state.store, "outcome")
+    outcome = _recorded_outcome(state)
     if outcome is None:  # the solver never reached its finally block
         value = 0.0 if part == "success" else FAILURE_SCORE
         return Score(value=value, explanation="No episode outcome recorded: failure score.")
@@ -158,7 +176,7 @@ def total_score() -> Scorer:
     """The composite reward, with the full explanation, the answer and the episode metadata."""
 
     async def score(state: TaskState, target: Target) -> Score:
-        outcome = read_episode(state.store, "outcome")
+        outcome = _recorded_outcome(state)
         if outcome is None:
             return _outcome_or_failure(state, "total", str)
         final, env = outcome["final_state"], read_episode(state.store, "env")
@@ -185,6 +203,25 @@ def total_score() -> Scorer:
         )
 
     return score
+
+
+def _register_log_names(*factories: Callable[[], Scorer]) -> None:
+    """Register each scorer also under the unqualified name a log records ("total", not "ecom_bench/total").
+
+    `inspect score <log>` re-creates a log's scorers from those names, and Inspect looks an
+    unqualified name up without a package prefix: without these, re-scoring a log of a
+    packaged task fails with "The scorer 'total' couldn't be loaded".
+    """
+    for factory in factories:
+        info = registry_info(factory)
+
+        def by_log_name(factory: Callable[[], Scorer] = factory) -> Scorer:
+            return factory()
+
+        registry_add(by_log_name, info.model_copy(update={"name": registry_unqualified_name(info)}))
+
+
+_register_log_names(total_score, success_score, task_score, efficiency_score, hallucination_score)
 
 
 def reward_scorers() -> list[Scorer]:

@@ -13,6 +13,7 @@ from typing import Any
 
 from inspect_ai import Task
 from inspect_ai.dataset import MemoryDataset, Sample
+from inspect_ai.agent import Agent
 from inspect_ai.log import HeadlineMetric
 
 from ecom_bench._version import __version__
@@ -23,13 +24,13 @@ from ecom_bench.envs.context import DEFAULT_CATALOG_SIZE, MIN_CATALOG_SIZE, Cata
 from ecom_bench.episode import new_episode
 from ecom_bench.scorers import reward_scorers
 from ecom_bench.tasks import _prebuilt
+from ecom_bench.tasks._agent import agent_conversation, check_agent
 from ecom_bench.tasks._solver import customer_conversation
+from ecom_bench.tasks._user import USER_SIMULATOR, validate_user
 
 DEFAULT_SAMPLES = 100
 #: A hard ceiling on messages per sample; the episode's own budgets end it first.
 MESSAGE_LIMIT = 400
-#: The customer simulator the tasks run (recorded in each log, so leaderboards keep other users apart).
-USER_SIMULATOR = "template"
 #: Bumped when a change to the tasks makes earlier logs incomparable (recorded as Inspect's task version).
 TASK_VERSION = 1
 
@@ -97,9 +98,17 @@ def build_samples(env_names: tuple[str, ...], difficulty: int, samples: int, see
 
 def build_task(env_name: str, *, difficulty: Any = 0, samples: Any = DEFAULT_SAMPLES, seed: Any = 0,
              strict: Any = True, catalog: str = "synthetic", catalog_size: Any = DEFAULT_CATALOG_SIZE,
-             catalog_seed: Any = 0, embedder: str = "wordllama", envs: tuple[str, ...] | None = None) -> Task:
-    """The Inspect task of one environment (or, with `envs`, of a collection called `env_name`)."""
+             catalog_seed: Any = 0, embedder: str = "wordllama", envs: tuple[str, ...] | None = None,
+             agent: Agent | None = None, user: Any = USER_SIMULATOR) -> Task:
+    """The Inspect task of one environment (or, with `envs`, of a collection called `env_name`).
+
+    `agent`: an Inspect agent taking the agent's turns (`ecom_bench.tasks._agent`); None, the model
+    under test drives the episode directly.
+    """
     d = validate_level(difficulty)
+    user = validate_user(user)
+    if agent is not None:
+        check_agent(agent)
     samples = _int_param("samples", samples, 1)
     seed = _int_param("seed", seed, 0)
     strict = _bool_param("strict", strict)
@@ -114,7 +123,8 @@ def build_task(env_name: str, *, difficulty: Any = 0, samples: Any = DEFAULT_SAM
                             name=f"ecom_bench-{env_name}-d{d}-s{seed}")
     return Task(
         dataset=dataset,
-        solver=customer_conversation(strict=strict, catalog=spec, embedder=embedder),
+        solver=(customer_conversation(strict=strict, catalog=spec, embedder=embedder) if agent is None
+                else agent_conversation(agent, strict=strict, catalog=spec, embedder=embedder)),
         scorer=reward_scorers(),
         message_limit=MESSAGE_LIMIT,
         # Leaderboards rank by the mean composite reward; success (pass^k, pass@k) is beside it.
@@ -123,7 +133,7 @@ def build_task(env_name: str, *, difficulty: Any = 0, samples: Any = DEFAULT_SAM
         metadata={"env": env_name, "envs": list(env_names), "title": title, "difficulty": d, "seed": seed,
                   "strict": strict, "catalog": spec.source, "catalog_size": spec.size, "catalog_seed": spec.seed,
                   "catalog_products": len(load_context(spec, embedder).catalog), "embedder": embedder,
-                  "user": USER_SIMULATOR,
+                  "user": user,
                   "ecom_bench_version": __version__, "axes": Difficulty.from_level(d).to_dict(),
                   "env_axes": {name: get_env(name).axis_values(d) for name in env_names}},
     )

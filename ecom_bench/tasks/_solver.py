@@ -4,7 +4,8 @@ A thin adapter over the core loop rather than `react()`: each model generation b
 one `AgentAction` for `Episode.step`, and the step's observation (tool results, the
 customer's reply) becomes Inspect messages. Turn counting, the per-turn tool budget,
 the customer's patience, hard fails and the safety cap are the core's, identical to
-the training env's.
+the training env's. With `agent=`, an Inspect agent takes the agent's turns instead
+(`_agent.py`), through the same loop.
 
 The solver keeps Inspect's own message list (`state.messages`) beside the episode's
 transcript (`Episode.messages`, the same conversation in the core's form, which the
@@ -15,6 +16,9 @@ Only the step's observation is converted, once, as it arrives.
 """
 
 from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator
 
 from inspect_ai.log import transcript
 from inspect_ai.model import (
@@ -35,6 +39,7 @@ from ecom_bench.episode import Episode, new_episode
 from ecom_bench.scorers._store import EpisodeStore, LiveSample, live_sample, write_episode
 from ecom_bench.tasks import _prebuilt
 from ecom_bench.tasks._tools import episode_tools
+from ecom_bench.tasks._user import refuse_user_role
 
 #: Longest tool error the model reads back (an argument-schema error can quote a 1 MB value).
 MAX_TOOL_ERROR_CHARS = 2000
@@ -73,6 +78,39 @@ def sample_episode(metadata: dict, strict: bool, catalog: CatalogSpec, embedder:
                        context=load_context(catalog, embedder), strict=strict)
 
 
+@contextlib.asynccontextmanager
+async def running_episode(state: TaskState, strict: bool, catalog: CatalogSpec,
+                           embedder: str) -> AsyncIterator[tuple[Episode, dict]]:
+    """The sample's episode, live for its solver; its outcome is written to the store at the end."""
+    refuse_user_role()
+    episode = sample_episode(state.metadata, strict, catalog, embedder)
+    hidden = episode.problem.hidden_state()
+    store_as(EpisodeStore)  # binds the store: every field in it from the start, as the viewer shows it
+    write_episode(state.store, env=episode.env.name, difficulty=episode.difficulty.level, hidden=hidden)
+    state.messages = [ChatMessageSystem(content=episode.system_prompt()),
+                      ChatMessageUser(content=episode.opening, metadata={"act": "opening"})]
+    live = live_sample.set(LiveSample(episode, hidden))
+    try:
+        yield episode, hidden
+    finally:
+        live_sample.reset(live)
+        # The store is written once at the end (each write re-validates the whole store
+        # and is a logged change): the scorers read it, the viewer shows it.
+        outcome = episode.result()
+        write_episode(state.store, turns=outcome.turns, user_acts=outcome.user_acts,
+                      status=episode.status().to_dict(), outcome=outcome.to_dict())
+
+
+async def to_customer(episode: Episode, action: AgentAction) -> list[ChatMessage]:
+    """The agent's message to the customer as one step; the customer's reply as Inspect messages."""
+    async with span("simulated_user", type="user"):
+        observation, *_ = episode.step(action)
+        if observation:
+            reply = episode.user_messages[-1]
+            transcript().info({"user_act": reply.act.value, "revealed": list(reply.revealed)})
+    return to_inspect(observation, episode)
+
+
 @solver
 def customer_conversation(strict: bool = True, catalog: CatalogSpec | None = None,
                           embedder: str = "wordllama") -> Solver:
@@ -80,21 +118,14 @@ def customer_conversation(strict: bool = True, catalog: CatalogSpec | None = Non
     catalog = catalog or CatalogSpec()
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
-        episode = sample_episode(state.metadata, strict, catalog, embedder)
-        hidden = episode.problem.hidden_state()
-        store_as(EpisodeStore)  # binds the store: every field in it from the start, as the viewer shows it
-        write_episode(state.store, env=episode.env.name, difficulty=episode.difficulty.level, hidden=hidden)
-        # The schemas the model sees; calls run through `Episode.step`, not through these.
-        # Handed to generate as ToolDefs, and not put in `state.tools`: nothing here reads
-        # them there, every model event logs them already, and Inspect would re-parse them
-        # from the Tools it keeps there and diff them into the solver's state event (~10% of
-        # a scripted sample's Python work; tests/test_inspect_overhead_tools.py).
-        tools = episode_tools(episode)
-        state.messages = [ChatMessageSystem(content=episode.system_prompt()),
-                          ChatMessageUser(content=episode.opening, metadata={"act": "opening"})]
-        model = get_model()
-        live = live_sample.set(LiveSample(episode, hidden))
-        try:
+        async with running_episode(state, strict, catalog, embedder) as (episode, _):
+            # The schemas the model sees; calls run through `Episode.step`, not through these.
+            # Handed to generate as ToolDefs, and not put in `state.tools`: nothing here reads
+            # them there, every model event logs them already, and Inspect would re-parse them
+            # from the Tools it keeps there and diff them into the solver's state event (~10% of
+            # a scripted sample's Python work; tests/test_inspect_overhead_tools.py).
+            tools = episode_tools(episode)
+            model = get_model()
             while not episode.done:
                 state.output = await model.generate(state.messages, tools)
                 message = state.output.message
@@ -102,20 +133,10 @@ def customer_conversation(strict: bool = True, catalog: CatalogSpec | None = Non
                 action = to_action(message)
                 if action.tool_calls:
                     observation, *_ = episode.step(action)
+                    state.messages.extend(to_inspect(observation, episode))
                 else:
-                    async with span("simulated_user", type="user"):
-                        observation, *_ = episode.step(action)
-                        if observation:
-                            reply = episode.user_messages[-1]
-                            transcript().info({"user_act": reply.act.value, "revealed": list(reply.revealed)})
-                state.messages.extend(to_inspect(observation, episode))
-        finally:
-            live_sample.reset(live)
-            # The store is written once at the end (each write re-validates the whole store
-            # and is a logged change): the scorers read it, the viewer shows it.
-            outcome = episode.result()
-            write_episode(state.store, turns=outcome.turns, user_acts=outcome.user_acts,
-                          status=episode.status().to_dict(), outcome=outcome.to_dict())
+                    state.messages.extend(await to_customer(episode, action))
         return state
 
     return solve
+

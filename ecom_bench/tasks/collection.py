@@ -10,17 +10,20 @@ from __future__ import annotations
 from typing import Any
 
 from inspect_ai import Task, task
+from inspect_ai.agent import Agent
 
 from ecom_bench.envs import COLLECTIONS, resolve_envs
 from ecom_bench.envs.context import DEFAULT_CATALOG_SIZE
 from ecom_bench.tasks._builder import DEFAULT_SAMPLES, build_task, reject_unknown_params
+from ecom_bench.tasks._user import USER_SIMULATOR
 from ecom_bench.tasks._errors import input_errors
 
 
 @task
 def collection(envs: str = "C8", difficulty: int = 0, samples: int = DEFAULT_SAMPLES, seed: int = 0,
                strict: bool = True, catalog: str = "synthetic", catalog_size: int = DEFAULT_CATALOG_SIZE,
-               catalog_seed: int = 0, embedder: str = "wordllama", **unknown: Any) -> Task:
+               catalog_seed: int = 0, embedder: str = "wordllama", agent: Agent | None = None,
+               user: str = USER_SIMULATOR, **unknown: Any) -> Task:
     """A collection of environments: C1, C2, C4, C8 or a comma list such as "cart,policy".
 
     Args:
@@ -34,6 +37,8 @@ def collection(envs: str = "C8", difficulty: int = 0, samples: int = DEFAULT_SAM
         catalog_size: Products in the synthetic catalogue, or the most rows read from a loaded one (default 20000).
         catalog_seed: Seed of the synthetic catalogue.
         embedder: "wordllama" (offline default) or "st:<model name or local path>".
+        agent: An Inspect agent taking the agent's turns (see the environments' tasks).
+        user: The customer simulator: "template" (the only one; a `user` model role is refused).
         **unknown: Refused by name (a misspelt `-T` parameter would otherwise run the default).
     """
     with input_errors():
@@ -44,4 +49,5 @@ def collection(envs: str = "C8", difficulty: int = 0, samples: int = DEFAULT_SAM
         names = resolve_envs(envs)
         label = str(envs).strip().upper() if str(envs).strip().upper() in COLLECTIONS else "+".join(names)
         return build_task(label, difficulty=difficulty, samples=samples, seed=seed, strict=strict, catalog=catalog,
-                        catalog_size=catalog_size, catalog_seed=catalog_seed, embedder=embedder, envs=names)
+                        catalog_size=catalog_size, catalog_seed=catalog_seed, embedder=embedder, envs=names,
+                          agent=agent, user=user)

@@ -12,10 +12,12 @@ from collections.abc import Callable
 from typing import Any
 
 from inspect_ai import Task, task
+from inspect_ai.agent import Agent
 
 from ecom_bench.envs import BUILTIN_ENVS, get_env
 from ecom_bench.envs.context import DEFAULT_CATALOG_SIZE
 from ecom_bench.tasks._builder import DEFAULT_SAMPLES, build_task, reject_unknown_params
+from ecom_bench.tasks._user import USER_SIMULATOR
 from ecom_bench.tasks._errors import input_errors
 
 _PARAMS_DOC = """
@@ -30,18 +32,23 @@ _PARAMS_DOC = """
         catalog_size: Products in the synthetic catalogue, or the most rows read from a loaded one (default 20000).
         catalog_seed: Seed of the synthetic catalogue.
         embedder: "wordllama" (offline default) or "st:<model name or local path>".
+        agent: An Inspect agent taking the agent's turns, e.g. `react(tools=[ecom_tools()], submit=False)`
+            (Python only; see README "Evaluating your own agent"). Default: the model under test
+            drives the episode directly.
+        user: The customer simulator: "template" (the only one; a `user` model role is refused).
         **unknown: Refused by name (a misspelt `-T` parameter would otherwise run the default).
     """
 
 
 def env_task(env: str, difficulty: int = 0, samples: int = DEFAULT_SAMPLES, seed: int = 0, strict: bool = True,
              catalog: str = "synthetic", catalog_size: int = DEFAULT_CATALOG_SIZE, catalog_seed: int = 0,
-             embedder: str = "wordllama") -> Task:
+             embedder: str = "wordllama", agent: Agent | None = None, user: str = USER_SIMULATOR) -> Task:
     """The Inspect `Task` of the registered environment `env` (bad input: one readable error)."""
     with input_errors():
         get_env(env)
         return build_task(env, difficulty=difficulty, samples=samples, seed=seed, strict=strict, catalog=catalog,
-                          catalog_size=catalog_size, catalog_seed=catalog_seed, embedder=embedder)
+                          catalog_size=catalog_size, catalog_seed=catalog_seed, embedder=embedder, agent=agent,
+                          user=user)
 
 
 def inspect_task(env: str) -> Callable[..., Task]:
@@ -50,11 +57,13 @@ def inspect_task(env: str) -> Callable[..., Task]:
 
     def make(difficulty: int = 0, samples: int = DEFAULT_SAMPLES, seed: int = 0, strict: bool = True,
              catalog: str = "synthetic", catalog_size: int = DEFAULT_CATALOG_SIZE, catalog_seed: int = 0,
-             embedder: str = "wordllama", **unknown: Any) -> Task:
+             embedder: str = "wordllama", agent: Agent | None = None, user: str = USER_SIMULATOR,
+             **unknown: Any) -> Task:
         with input_errors():
             reject_unknown_params(env, unknown, make)
         return env_task(env, difficulty=difficulty, samples=samples, seed=seed, strict=strict, catalog=catalog,
-                        catalog_size=catalog_size, catalog_seed=catalog_seed, embedder=embedder)
+                        catalog_size=catalog_size, catalog_seed=catalog_seed, embedder=embedder, agent=agent,
+                        user=user)
 
     make.__name__ = make.__qualname__ = env
     make.__doc__ = summary + _PARAMS_DOC

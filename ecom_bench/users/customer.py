@@ -195,11 +195,21 @@ class Customer:
     def voice(self, decision: CustomerDecision, words: str) -> UserMessage:
         """The customer's message: the phrased words, with input noise (rate p_noise(d)) that
         spares the protected values and every fact the decision conveys."""
+        words = self._noised(decision, words)
+        self._conversation.append(("customer", words))
+        return UserMessage(words, decision.act, decision.revealed, decision.ends_episode)
+
+    def template_opening(self) -> str:
+        """The opening in the template words (noise included), said to no one: what a hidden
+        state records of a request (a journey's), leaving the conversation untouched."""
+        decision = self.decide_opening()
+        return self._noised(decision, phrase(TemplatePhraser(), decision, self.context()))
+
+    def _noised(self, decision: CustomerDecision, words: str) -> str:
         if decision.noised and self._noise_rng is not None:
             words = add_noise(words, self.difficulty.p_noise, self._noise_rng,
                               self._protect | set(decision.must_appear))
-        self._conversation.append(("customer", words))
-        return UserMessage(words, decision.act, decision.revealed, decision.ends_episode)
+        return words
 
 
 __all__ = ["Customer"]

@@ -144,7 +144,7 @@ def _reported(phraser: object, decision: CustomerDecision) -> Iterator[None]:
     except PhrasingError:
         raise
     except Exception as e:
-        raise PhrasingError(f"phraser {type(phraser).__name__} failed on a {decision.act.value} reply: "
+        raise PhrasingError(f"phraser {type(phraser).__name__} failed wording a {decision.act.value} message: "
                             f"{type(e).__name__}: {e}") from e
 
 

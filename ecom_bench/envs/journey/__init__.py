@@ -25,6 +25,7 @@ from ecom_bench.envs.journey.goal import JourneyGoal
 from ecom_bench.envs.journey.agents import JOURNEY_POLICIES
 from ecom_bench.envs.journey.user import JourneyUser
 from ecom_bench.world import World
+from ecom_bench.users.customer import Customer
 from ecom_bench.world._tooling import ToolBase
 
 def _atomic(name: str) -> Environment:
@@ -115,6 +116,14 @@ def _keep_other_requests_solvable(world: World, used: dict[int, set[str]]) -> No
     ]
 
 
+def _written_opening(task: SubTask) -> str:
+    """A request's opening as the hidden goal records it: the template words, said to no one
+    (a phraser words it when the request opens)."""
+    if isinstance(task.user, Customer):
+        return task.user.template_opening()
+    return task.user.opening().text
+
+
 class JourneyEnv(Environment):
     """Chains requests of its `members` in one conversation. A journey over other envs is a
     subclass naming them (and its own `name`), registered like any env."""
@@ -191,7 +200,7 @@ class JourneyEnv(Environment):
             used[i] = _goal_items(tasks[-1], world)
             world.reserved_ids |= used[i]  # later requests' generators leave these in stock
         _keep_other_requests_solvable(world, used)
-        openings = tuple(t.user.opening().text for t in tasks)
+        openings = tuple(_written_opening(t) for t in tasks)
         switches = tuple(rng.random() < difficulty.p_switch for _ in tasks[:-1]) + (False,)
         world.intent = 0
         goal = JourneyGoal(tuple(tasks), openings, switches)

@@ -54,24 +54,30 @@ def request_opening(text: str) -> tuple[str, str] | None:
 
 
 def request_segments(roles_and_texts: list[tuple[str, str]]) -> list[tuple[str, list[int]]]:
-    """Group message indices by request: [(request opening text, [message indices])].
+    """Group message indices by request: [(request opening text, [message indices])], in the order
+    the requests opened, which is the order of the journey's intents.
 
-    A request's segment starts at the user message that opens it and runs to the next
-    opening; a resumed request continues its earlier segment. Index 0 (the system
-    prompt) is not in any segment.
+    A request's segment starts at the user message that opens it ("First:", "Next:", or a
+    switch "before that, ...") and runs to the next marker; a "back to my earlier request"
+    continues the request the last switch interrupted. Only the markers are read, never the
+    request's words, so any wording of the requests (a phraser's) splits the same way.
+    Index 0 (the system prompt) is not in any segment.
     """
-    segments: dict[str, list[int]] = {}
-    order: list[str] = []
-    current: str | None = None
+    segments: list[tuple[str, list[int]]] = []
+    paused: list[int] = []  # requests interrupted by a switch, most recent last
+    current: int | None = None
     for i, (role, text) in enumerate(roles_and_texts):
         if role == "user":
             opened = request_opening(text)
             if opened is not None:
-                key = re.sub(r"\s+", " ", opened[1])
-                if key not in segments:
-                    segments[key] = []
-                    order.append(key)
-                current = key
+                kind, request = opened
+                if kind == "resume" and paused:
+                    current = paused.pop()
+                else:
+                    if kind == "switch" and current is not None:
+                        paused.append(current)
+                    segments.append((re.sub(r"\s+", " ", request), []))
+                    current = len(segments) - 1
         if current is not None and i > 0:
-            segments[current].append(i)
-    return [(k, segments[k]) for k in order]
+            segments[current][1].append(i)
+    return segments

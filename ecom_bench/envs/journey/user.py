@@ -5,8 +5,10 @@ tool), the next agent message gets the next request. With p_switch(d) the user
 interrupts request i at their first reply with request i+1, then comes back to i once
 i+1 is answered. Everything else is the active sub-user's own reply.
 
-Its own words are the prefixes that open a request ("One more thing:"); the requests are
-the sub-users' openings. Each is worded by the episode's phraser.
+Its own words are the markers that open a request ("One more thing:"); the requests are
+the sub-users' openings, worded by the episode's phraser. The markers are said as written,
+whatever the phraser: they are how an agent (and every scripted journey agent) tells that a
+new request starts, and a reworded marker would move the request boundaries.
 """
 
 from __future__ import annotations
@@ -20,11 +22,13 @@ from ecom_bench.users.phrasing import (
     Phraser,
     PhrasingContext,
     TemplatePhraser,
-    aphrase,
     choose,
     phrase,
 )
 from ecom_bench.world import World
+
+
+_MARKERS = TemplatePhraser()
 
 
 class JourneyUser:
@@ -97,8 +101,10 @@ class JourneyUser:
         prefix = choose(PHRASES, kind, rng=rng if kind != "first" else None)
         return CustomerDecision(UserAct.CONTINUE, prefix, noised=False)
 
-    def _context(self) -> PhrasingContext:
-        return PhrasingContext(self.env)
+    @staticmethod
+    def _said(decision: CustomerDecision) -> str:
+        """A marker's words, as written (see the module docstring)."""
+        return phrase(_MARKERS, decision, PhrasingContext("journey"))
 
     @staticmethod
     def _request(prefix: str, opening: UserMessage, act: UserAct, revealed: tuple[str, ...]) -> UserMessage:
@@ -108,7 +114,7 @@ class JourneyUser:
     # ----------------------------------------------------------------- API
     def opening(self) -> UserMessage:
         first = self.users[0].opening()
-        return self._request(phrase(self.phraser, self._prefix("first"), self._context()), first,
+        return self._request(self._said(self._prefix("first")), first,
                              UserAct.OPENING, first.revealed)
 
     def reply(self, agent_text: str, world: World, *, last_turn: bool) -> UserMessage:
@@ -117,12 +123,12 @@ class JourneyUser:
         if opens is None:
             return self.users[world.intent].reply(agent_text, world, last_turn=last_turn)
         kind, intent, act, revealed = opens
-        prefix = phrase(self.phraser, self._prefix(kind), self._context())
+        prefix = self._said(self._prefix(kind))
         return self._request(prefix, self.users[intent].opening(), act, revealed)
 
     async def aopening(self) -> UserMessage:
         first = await self.users[0].aopening()
-        return self._request(await aphrase(self.phraser, self._prefix("first"), self._context()), first,
+        return self._request(self._said(self._prefix("first")), first,
                              UserAct.OPENING, first.revealed)
 
     async def areply(self, agent_text: str, world: World, *, last_turn: bool) -> UserMessage:
@@ -131,7 +137,7 @@ class JourneyUser:
         if opens is None:
             return await self.users[world.intent].areply(agent_text, world, last_turn=last_turn)
         kind, intent, act, revealed = opens
-        prefix = await aphrase(self.phraser, self._prefix(kind), self._context())
+        prefix = self._said(self._prefix(kind))
         return self._request(prefix, await self.users[intent].aopening(), act, revealed)
 
     def disclosure(self) -> dict[str, bool]:

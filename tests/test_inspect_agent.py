@@ -1,0 +1,136 @@
+"""The Inspect front's seams: any agent under test, re-scoring a log, the customer's model role."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from inspect_ai import eval as inspect_eval
+from inspect_ai import score as inspect_score
+from inspect_ai.agent import react
+from inspect_ai.log import read_eval_log
+from inspect_ai.solver import system_message
+
+from conftest import TEST_CATALOG_SIZE, score_parts
+from ecom_bench.leaderboard.config import agent_label
+from ecom_bench.scorers import reward_scorers
+from ecom_bench.tasks import cart, ecom_tools, env_task, journey
+
+ROOT = Path(__file__).resolve().parent.parent
+INSPECT = str(Path(sys.executable).parent / "inspect")
+SMALL = {"difficulty": 1, "samples": 2, "catalog_size": TEST_CATALOG_SIZE}
+
+
+def _eval(task, model, log_dir, **kwargs):
+    [log] = inspect_eval(task, model=model, log_dir=str(log_dir), display="none", **kwargs)
+    return log
+
+
+def _values(log):
+    return {s.id: score_parts(s) for s in log.samples}
+
+
+def _explanations(log):
+    return {s.id: {name: (score.value, score.explanation, score.answer) for name, score in s.scores.items()}
+            for s in log.samples}
+
+
+def _cli(*args, cwd=ROOT):
+    return subprocess.run([INSPECT, *args], capture_output=True, text=True, timeout=300, cwd=cwd)
+
+
+# ----------------------------------------------------------------- any agent under test
+def test_react_example_scores_what_the_built_in_solver_scores(tmp_path):
+    """examples/react_agent.py (react() with a custom prompt) on the oracle: the same scores as the default."""
+    proc = _cli("eval", "examples/react_agent.py", "--model", "ecom/oracle", "-T", "env=cart", "-T", "difficulty=1",
+                "-T", "samples=2", "-T", f"catalog_size={TEST_CATALOG_SIZE}", "--log-dir", str(tmp_path / "react"),
+                "--display", "none")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    [logfile] = (tmp_path / "react").glob("*.eval")
+    react_log = read_eval_log(str(logfile))
+    assert react_log.status == "success", react_log.error
+    assert react_log.plan.steps[0].solver == "ecom_bench/agent_conversation"
+    assert react_log.eval.task_args["catalog_size"] == TEST_CATALOG_SIZE
+    default_log = _eval(cart(**SMALL), "ecom/oracle", tmp_path / "default")
+    assert _values(react_log) == _values(default_log)
+    assert all(v["success"] == 1.0 for v in _values(react_log).values())
+
+
+@pytest.mark.parametrize("model", ["ecom/oracle", "ecom/heuristic"])
+def test_an_agent_on_a_journey_scores_what_the_built_in_solver_scores(tmp_path, model):
+    agent = react(prompt="You are a shop's customer-service agent.", tools=[ecom_tools()], submit=False)
+    with_agent = _eval(journey(**SMALL, agent=agent), model, tmp_path / "agent")
+    default = _eval(journey(**SMALL), model, tmp_path / "default")
+    assert with_agent.status == "success", with_agent.error
+    assert _explanations(with_agent) == _explanations(default)
+    # a leaderboard keeps the scaffold apart from the model alone
+    assert agent_label(with_agent.eval).startswith(f"{model} + react[") and agent_label(default.eval) == model
+    # the conversation is logged once: the env's system prompt first, react's own prompt not piled up per turn
+    for sample in with_agent.samples:
+        assert [m.role for m in sample.messages[:2]] == ["system", "user"]
+        assert [m.role for m in sample.messages].count("system") == 1
+
+
+def test_react_with_its_submit_tool_is_refused():
+    with pytest.raises(ValueError, match="needs submit=False"):
+        cart(**SMALL, agent=react(tools=[ecom_tools()]))
+
+
+def test_an_agent_without_the_episode_tools_is_a_clear_error(tmp_path):
+    log = _eval(cart(**SMALL, agent=react(prompt="Help the customer.", submit=False)), "ecom/oracle", tmp_path)
+    assert log.status == "error"
+    assert "tools=[ecom_tools()]" in log.error.message
+
+
+# ------------------------------------------------------------------------- re-scoring
+@pytest.mark.parametrize("env", ["cart", "journey"])
+@pytest.mark.parametrize("model", ["ecom/oracle", "ecom/heuristic"])
+def test_rescoring_a_log_gives_the_same_scores(tmp_path, env, model):
+    log = _eval(env_task(env, **SMALL), model, tmp_path)
+    rescored = inspect_score(read_eval_log(log.location), reward_scorers(), action="overwrite", display="none")
+    assert _explanations(rescored) == _explanations(log)
+    assert [s.model_dump() for s in rescored.results.scores] == [s.model_dump() for s in log.results.scores]
+
+
+def test_inspect_score_cli_reproduces_the_scores(tmp_path):
+    log = _eval(journey(**SMALL), "ecom/heuristic", tmp_path)
+    out = tmp_path / "rescored.eval"
+    proc = _cli("score", log.location, "--action", "overwrite", "--output-file", str(out), "--display", "none")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert _explanations(read_eval_log(str(out))) == _explanations(log)
+
+
+def test_a_sample_no_episode_ran_for_is_an_error_not_a_score(tmp_path):
+    log = _eval(cart(**SMALL), "ecom/oracle", tmp_path, solver=system_message("Hello"))
+    assert log.status == "error"
+    assert "no ecom_bench episode ran for this sample" in log.error.message
+
+
+# ---------------------------------------------------------------------- the customer
+def test_only_the_template_customer():
+    assert cart(**SMALL).metadata["user"] == "template"
+    with pytest.raises(ValueError, match=r"^unknown user 'llm'; available: template$"):
+        cart(**SMALL, user="llm")
+
+
+def test_a_user_model_role_is_refused_on_the_cli(tmp_path):
+    proc = _cli("eval", "ecom_bench/cart", "--model", "ecom/oracle", "--model-role", "user=ecom/oracle",
+                "-T", "samples=1", "-T", f"catalog_size={TEST_CATALOG_SIZE}", "--log-dir", str(tmp_path),
+                "--display", "none", cwd=tmp_path)
+    assert proc.returncode != 0
+    lines = [line for line in (proc.stdout + proc.stderr).splitlines() if line.strip()]
+    assert lines == ["the template customer uses no model: drop --model-role user=..."]
+    assert not list(tmp_path.glob("*.eval"))
+
+
+def test_a_user_model_role_is_refused_from_python(tmp_path):
+    log = _eval(cart(**SMALL), "ecom/oracle", tmp_path, model_roles={"user": "ecom/oracle"})
+    assert log.status == "error"
+    assert "the template customer uses no model" in log.error.message
+
+
+def test_agent_from_the_cli_is_refused():
+    with pytest.raises(ValueError, match="agent must be an Inspect Agent"):
+        cart(**SMALL, agent="react")
