@@ -154,3 +154,13 @@ def test_leaderboards_keep_customer_models_apart(tmp_path):
     template = _eval(cart(difficulty=1, samples=1, catalog_size=TEST_CATALOG_SIZE), tmp_path / "c")
     users = [dict(task_config(log.eval))["user"] for log in (faithful, leaky, template)]
     assert users == ["llm:ecom-user/faithful", "llm:ecom-user/leaky", "template"]
+
+
+def test_the_customer_model_is_cached_with_inspect_cache(tmp_path, monkeypatch):
+    """`--cache` (here `cache=True`) caches the customer's calls as the agent's: a rerun reads them back."""
+    monkeypatch.setenv("INSPECT_CACHE_DIR", str(tmp_path / "cache"))
+    task = cart(difficulty=6, user="llm", samples=1, catalog_size=TEST_CATALOG_SIZE)
+    runs = [_eval(task, tmp_path / str(i), model_roles={"user": "ecom-user/faithful"}, cache=True) for i in range(2)]
+    caches = [[e.cache for e in log.samples[0].events if e.event == "model" and e.role == "user"] for log in runs]
+    assert caches[0] and set(caches[0]) == {"write"} and set(caches[1]) == {"read"}
+    assert _customer_words(runs[0]) == _customer_words(runs[1])
