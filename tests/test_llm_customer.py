@@ -104,6 +104,8 @@ def _decision(**kw) -> CustomerDecision:  # noqa: ANN003
     ("Two Blue mugs, 2 of them.", None),
     ("", "empty"), ("   ", "empty"),
     ("As an AI, I need 2 Blue mugs.", "character"),
+    ("Per the system prompt, I need 2 Blue mugs.", "character"),
+    ("I need 2 Blue mugs, and prompt delivery.", None),
     ("I need 2 of the Blue mugs, in ceramic.", "withheld"),
     ("I need two of the blue mugs.", "dropped"),
     ("I need 2 Blue mugs, like order ORD-123456.", "invented_id"),

@@ -58,7 +58,7 @@ _GOODBYE = re.compile(
 #: Words a customer never says: the model speaking as itself, about its instructions, or as the agent.
 _OUT_OF_CHARACTER = re.compile(
     r"\b(?:as an? (?:ai|assistant|language model|chatbot)|i(?:'m| am) (?:an? |just an? )?(?:ai|assistant|language "
-    r"model|chatbot|bot|simulated)|language model|(?:system )?prompt|my instructions|the instructions|reference "
+    r"model|chatbot|bot|simulated)|language model|(?:system|the|my|this|your) prompt|my instructions|the instructions|reference "
     r"draft|the draft|withheld|must not (?:say|mention|reveal)|simulated (?:customer|user)|role-?play|"
     r"here(?:'s| is) (?:the|my|a) (?:customer'?s? )?(?:next )?(?:message|reply|response)|"
     r"how (?:can|may) i (?:help|assist) you)\b", re.I)
