@@ -15,3 +15,11 @@ def ecom() -> type:
     from ecom_bench.providers.scripted import ScriptedModelAPI
 
     return ScriptedModelAPI
+
+
+@modelapi(name="ecom-user")
+def ecom_user() -> type:
+    """Scripted customer models for `--model-role user=`: ecom-user/faithful, ecom-user/leaky, ..."""
+    from ecom_bench.providers.customers import ScriptedCustomerAPI
+
+    return ScriptedCustomerAPI

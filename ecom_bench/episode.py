@@ -33,6 +33,7 @@ from ecom_bench.difficulty import Difficulty
 from ecom_bench.envs.base import Environment, Problem, Verdict
 from ecom_bench.rewards import Reward, efficiency, hallucination
 from ecom_bench.users import UserAct, UserMessage
+from ecom_bench.users.llm import guard_stats, guard_summary
 from ecom_bench.users.phrasing import LoopPhraser, Phraser, PhrasingError, TemplatePhraser
 from ecom_bench.world._tooling import clip_text
 from ecom_bench.world.state import ToolCallRecord
@@ -131,6 +132,7 @@ class EpisodeResult:
     user_acts: list[str] = field(default_factory=list)
     end: EndReason = EndReason.NOT_FINISHED
     min_turns: int = 1  # T_min: turns the reference solution needs at B_tool calls a turn (not charged)
+    guards: dict[str, Any] | None = None  # what a guarded phraser's checks did (`users.llm.GuardStats`)
 
     def explanation(self) -> str:
         r = self.reward
@@ -146,6 +148,8 @@ class EpisodeResult:
         lines = [head, self.verdict.explanation, f"Turns: {self.turns}{caused}{needed}. Ended: {self.end_reason}."]
         if self.invented_ids:
             lines.append(f"Ids never returned by a tool: {', '.join(self.invented_ids)}.")
+        if self.guards is not None:
+            lines.append(guard_summary(self.guards))
         return "\n".join(lines)
 
     def to_dict(self) -> dict[str, Any]:
@@ -165,6 +169,7 @@ class EpisodeResult:
             "final_state": self.final_state,
             "disclosure": self.disclosure,
             "user_acts": self.user_acts,
+            **({"guards": self.guards} if self.guards is not None else {}),
         }
 
 
@@ -260,6 +265,8 @@ class Episode:
             out.update(success=result.reward.success, reward_parts=result.reward.to_dict(),
                        hard_fail=result.reward.hard_fail, explanation=result.explanation(),
                        end_detail=result.end_reason)
+            if result.guards is not None:
+                out["guards"] = result.guards
         else:
             out["success"] = False
         return out
@@ -309,7 +316,8 @@ class Episode:
 
     async def astep(self, action: AgentAction) -> StepResult:
         """`step`, with the customer's words awaited from the phraser's `aphrase` on this event loop
-        (the step itself runs in a worker thread, so the turn loop is `step`'s own)."""
+        (the step itself runs in a worker thread, so the turn loop is `step`'s own). With the
+        templates, which await nothing, it is `step` itself, run here."""
         return await self._off_loop(self.step, action)
 
     async def aopen(self) -> str:
@@ -317,6 +325,8 @@ class Episode:
         return (await self._off_loop(self._open)).text
 
     async def _off_loop(self, fn: Callable[..., _T], *args: Any) -> _T:
+        if isinstance(self.phraser, TemplatePhraser):
+            return fn(*args)
         loop = self._voice.loop = asyncio.get_running_loop()
         try:
             return await loop.run_in_executor(_STEP_THREADS, partial(contextvars.copy_context().run, fn, *args))
@@ -439,6 +449,7 @@ class Episode:
             user_acts=[m.act.value for m in self.user_messages],
             end=self.end or EndReason.NOT_FINISHED,
             min_turns=min_turns,
+            guards=guard_stats(self.phraser),
         )
         return self._result
 

@@ -109,10 +109,10 @@ def test_a_sample_no_episode_ran_for_is_an_error_not_a_score(tmp_path):
 
 
 # ---------------------------------------------------------------------- the customer
-def test_only_the_template_customer():
+def test_the_customer_is_template_or_llm():
     assert cart(**SMALL).metadata["user"] == "template"
-    with pytest.raises(ValueError, match=r"^unknown user 'llm'; available: template$"):
-        cart(**SMALL, user="llm")
+    with pytest.raises(ValueError, match=r"^unknown user 'gpt'; available: template, llm$"):
+        cart(**SMALL, user="gpt")
 
 
 def test_a_user_model_role_is_refused_on_the_cli(tmp_path):

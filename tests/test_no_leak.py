@@ -322,9 +322,11 @@ def _watch(episode: Episode, scan: Scan) -> list[str]:
     return produced
 
 
-def play_and_scan(context, env: str, d: int, index: int, policy_name: str) -> list[str]:  # noqa: ANN001
-    """`runner.run_policy`'s loop, with every string the agent is shown scanned as it appears."""
-    episode = new_episode(env, d, 0, index, context=context)
+def play_and_scan(context, env: str, d: int, index: int, policy_name: str,  # noqa: ANN001
+                  phraser=None) -> list[str]:  # noqa: ANN001
+    """`runner.run_policy`'s loop, with every string the agent is shown scanned as it appears
+    (`phraser`: who words the customer; default the templates)."""
+    episode = new_episode(env, d, 0, index, context=context, phraser=phraser)
     policy = get_policy(env, policy_name)
     scan = Scan(episode)
     schemas = json.dumps([s.openai_schema() for s in episode.tool_specs()], ensure_ascii=False)

@@ -2,7 +2,8 @@
 
 Two logs belong in one leaderboard only when every setting below is equal: the same env and
 difficulty on another catalogue, another catalogue seed or size, the forgiving tool rule,
-another embedder, another customer simulator or another task version is another benchmark.
+another embedder, another customer simulator (for the LLM customer: another customer model or
+its settings) or another task version is another benchmark.
 Each setting is read from the task's metadata (what `ecom_bench` records), then from
 Inspect's `task_args`, then the default, so logs of earlier versions still read.
 
@@ -45,6 +46,8 @@ def task_config(spec: EvalSpec) -> Config:
     for name in SETTINGS:
         if name == "task_version":
             values[name] = spec.task_version
+        elif name == "user" and metadata.get(name) == "llm":
+            values[name] = _customer_model(spec)
         elif name in metadata:
             values[name] = metadata[name]
         elif name in args:
@@ -54,6 +57,28 @@ def task_config(spec: EvalSpec) -> Config:
         else:
             values[name] = _DEFAULTS[name]
     return tuple((name, _text(values[name])) for name in SETTINGS)
+
+
+def _settings(config: Any) -> dict[str, Any]:
+    """Generation settings that change what a model says (the operational ones left out)."""
+    generate = config.model_dump(exclude_none=True) if config else {}
+    return {k: v for k, v in generate.items() if k not in OPERATIONAL}
+
+
+def _with_settings(label: str, settings: Mapping[str, Any]) -> str:
+    if not settings:
+        return label
+    return f"{label} ({', '.join(f'{k}={_text(v)}' for k, v in sorted(settings.items()))})"
+
+
+def _customer_model(spec: EvalSpec) -> str:
+    """`llm:<model> (settings)`: an LLM customer is its model (two customer models are two benchmarks)."""
+    role = (spec.model_roles or {}).get("user")
+    if isinstance(role, list):
+        role = role[0] if len(role) == 1 else None
+    if role is None:
+        return "llm"
+    return _with_settings(f"llm:{role.model}", {**_settings(role.config), **(role.args or {})})
 
 
 def _scaffold(spec: EvalSpec) -> str:
@@ -70,13 +95,8 @@ def _scaffold(spec: EvalSpec) -> str:
 def agent_label(spec: EvalSpec) -> str:
     """The model name, with the agent scaffold, generation settings and model args it ran with, if any:
     `openai/gpt-4o-mini (temperature=0.7)`, `openai/gpt-4o-mini + react[1a2b3c]`."""
-    generate = spec.model_generate_config.model_dump(exclude_none=True) if spec.model_generate_config else {}
-    settings = {k: v for k, v in generate.items() if k not in OPERATIONAL}
-    settings.update(spec.model_args or {})
-    label = spec.model + _scaffold(spec)
-    if not settings:
-        return label
-    return f"{label} ({', '.join(f'{k}={_text(v)}' for k, v in sorted(settings.items()))})"
+    settings = {**_settings(spec.model_generate_config), **(spec.model_args or {})}
+    return _with_settings(spec.model + _scaffold(spec), settings)
 
 
 def describe(config: Config) -> str:

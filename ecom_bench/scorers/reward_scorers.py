@@ -198,6 +198,7 @@ def total_score() -> Scorer:
                 "final_state": final,
                 "disclosure": outcome["disclosure"],
                 "user_acts": outcome["user_acts"],
+                **({"customer_guards": outcome["guards"]} if "guards" in outcome else {}),
             },
         )
 

@@ -27,6 +27,7 @@ from ecom_bench.episode import Episode
 from ecom_bench.envs.context import CatalogSpec
 from ecom_bench.tasks._solver import running_episode, to_customer
 from ecom_bench.tasks._tools import episode_tools
+from ecom_bench.tasks._user import USER_SIMULATOR
 
 
 class EpisodeEnded(Exception):
@@ -119,12 +120,12 @@ async def run_agent_turns(agent: Agent, state: TaskState, episode: Episode) -> N
 
 @solver
 def agent_conversation(agent: Agent, strict: bool = True, catalog: CatalogSpec | None = None,
-                       embedder: str = "wordllama") -> Solver:
+                       embedder: str = "wordllama", user: str = USER_SIMULATOR) -> Solver:
     """Run one episode with an Inspect `Agent` taking the agent's turns."""
     catalog = catalog or CatalogSpec()
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
-        async with running_episode(state, strict, catalog, embedder) as (episode, _):
+        async with running_episode(state, strict, catalog, embedder, user) as (episode, _):
             await run_agent_turns(agent, state, episode)
         return state
 

@@ -123,8 +123,8 @@ def build_task(env_name: str, *, difficulty: Any = 0, samples: Any = DEFAULT_SAM
                             name=f"ecom_bench-{env_name}-d{d}-s{seed}")
     return Task(
         dataset=dataset,
-        solver=(customer_conversation(strict=strict, catalog=spec, embedder=embedder) if agent is None
-                else agent_conversation(agent, strict=strict, catalog=spec, embedder=embedder)),
+        solver=(customer_conversation(strict=strict, catalog=spec, embedder=embedder, user=user) if agent is None
+                else agent_conversation(agent, strict=strict, catalog=spec, embedder=embedder, user=user)),
         scorer=reward_scorers(),
         message_limit=MESSAGE_LIMIT,
         # Leaderboards rank by the mean composite reward; success (pass^k, pass@k) is beside it.

@@ -39,7 +39,8 @@ from ecom_bench.episode import Episode, new_episode
 from ecom_bench.scorers._store import EpisodeStore, LiveSample, live_sample, write_episode
 from ecom_bench.tasks import _prebuilt
 from ecom_bench.tasks._tools import episode_tools
-from ecom_bench.tasks._user import refuse_user_role
+from ecom_bench.tasks._user import USER_SIMULATOR, check_user_role, customer_phraser
+from ecom_bench.users.phrasing import Phraser
 
 #: Longest tool error the model reads back (an argument-schema error can quote a 1 MB value).
 MAX_TOOL_ERROR_CHARS = 2000
@@ -69,26 +70,28 @@ def to_inspect(observation: list[Message], episode: Episode) -> list[ChatMessage
     return out
 
 
-def sample_episode(metadata: dict, strict: bool, catalog: CatalogSpec, embedder: str) -> Episode:
-    """The episode the dataset builder made for this sample (rebuilt from its seed if gone)."""
+def sample_episode(metadata: dict, strict: bool, catalog: CatalogSpec, embedder: str,
+                   phraser: Phraser | None = None) -> Episode:
+    """The episode the dataset builder made for this sample (rebuilt from its seed if gone, or
+    when a `phraser` words the customer: the builder's has said its opening in the templates)."""
     episode = _prebuilt.take(_prebuilt.key(metadata, catalog, embedder, strict))
-    if episode is not None:
+    if episode is not None and phraser is None:
         return episode
     return new_episode(metadata["env"], metadata["difficulty"], metadata["seed"], metadata["index"],
-                       context=load_context(catalog, embedder), strict=strict)
+                       context=load_context(catalog, embedder), strict=strict, phraser=phraser)
 
 
 @contextlib.asynccontextmanager
-async def running_episode(state: TaskState, strict: bool, catalog: CatalogSpec,
-                           embedder: str) -> AsyncIterator[tuple[Episode, dict]]:
+async def running_episode(state: TaskState, strict: bool, catalog: CatalogSpec, embedder: str,
+                          user: str = USER_SIMULATOR) -> AsyncIterator[tuple[Episode, dict]]:
     """The sample's episode, live for its solver; its outcome is written to the store at the end."""
-    refuse_user_role()
-    episode = sample_episode(state.metadata, strict, catalog, embedder)
+    check_user_role(user)
+    episode = sample_episode(state.metadata, strict, catalog, embedder, customer_phraser(user))
     hidden = episode.problem.hidden_state()
     store_as(EpisodeStore)  # binds the store: every field in it from the start, as the viewer shows it
     write_episode(state.store, env=episode.env.name, difficulty=episode.difficulty.level, hidden=hidden)
     state.messages = [ChatMessageSystem(content=episode.system_prompt()),
-                      ChatMessageUser(content=episode.opening, metadata={"act": "opening"})]
+                      ChatMessageUser(content=await episode.aopen(), metadata={"act": "opening"})]
     live = live_sample.set(LiveSample(episode, hidden))
     try:
         yield episode, hidden
@@ -104,7 +107,7 @@ async def running_episode(state: TaskState, strict: bool, catalog: CatalogSpec,
 async def to_customer(episode: Episode, action: AgentAction) -> list[ChatMessage]:
     """The agent's message to the customer as one step; the customer's reply as Inspect messages."""
     async with span("simulated_user", type="user"):
-        observation, *_ = episode.step(action)
+        observation, *_ = await episode.astep(action)
         if observation:
             reply = episode.user_messages[-1]
             transcript().info({"user_act": reply.act.value, "revealed": list(reply.revealed)})
@@ -113,12 +116,12 @@ async def to_customer(episode: Episode, action: AgentAction) -> list[ChatMessage
 
 @solver
 def customer_conversation(strict: bool = True, catalog: CatalogSpec | None = None,
-                          embedder: str = "wordllama") -> Solver:
+                          embedder: str = "wordllama", user: str = USER_SIMULATOR) -> Solver:
     """Run one episode: system prompt + opening, then agent actions until the episode ends."""
     catalog = catalog or CatalogSpec()
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
-        async with running_episode(state, strict, catalog, embedder) as (episode, _):
+        async with running_episode(state, strict, catalog, embedder, user) as (episode, _):
             # The schemas the model sees; calls run through `Episode.step`, not through these.
             # Handed to generate as ToolDefs, and not put in `state.tools`: nothing here reads
             # them there, every model event logs them already, and Inspect would re-parse them
@@ -132,7 +135,7 @@ def customer_conversation(strict: bool = True, catalog: CatalogSpec | None = Non
                 state.messages.append(message)
                 action = to_action(message)
                 if action.tool_calls:
-                    observation, *_ = episode.step(action)
+                    observation, *_ = await episode.astep(action)
                     state.messages.extend(to_inspect(observation, episode))
                 else:
                     state.messages.extend(await to_customer(episode, action))

@@ -27,7 +27,7 @@ def _tool_def(episode: Episode, spec: ToolSpec) -> ToolDef:
         # Our solver steps the episode itself; a solver that runs these tools (react(), say)
         # still goes through the one loop, one call per step.
         try:
-            [result], *_ = episode.step(AgentAction(tool_calls=(ToolCallRequest(spec.name, kwargs),)))
+            [result], *_ = await episode.astep(AgentAction(tool_calls=(ToolCallRequest(spec.name, kwargs),)))
         except EpisodeOver as e:
             raise ToolError(str(e)) from None
         if result.error:

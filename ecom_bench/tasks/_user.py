@@ -1,29 +1,50 @@
 """The customer simulator a task runs (`-T user=...`), and the model roles it takes.
 
-The template customer is scripted. A `user` model role (`--model-role user=...`) would be
+`template`: the scripted customer, in the benchmark's own words. A `user` model role would be
 built by Inspect and never called, and the log would read as a run with that model as the
-customer: it is refused, when the task is built (the CLI) and when a sample starts (a
-`Task` built before `eval(..., model_roles=...)`).
+customer: it is refused. `llm`: the same customer, its decisions worded by the `user` role's
+model (`--model-role user=<provider/model>`) behind the guards of `users.llm`; without the role
+it is refused. Both are checked when the task is built (the CLI: before any sample) and when a
+sample starts (a `Task` built before `eval(..., model_roles=...)`).
+
+The customer's model is called like the agent's, so Inspect's generation options apply to it:
+`--cache` answers a prompt seen before from Inspect's cache (the same seed and customer model then
+repeat the customer's words), and its calls are in the log's model usage under their own name.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from inspect_ai.model import model_roles
+from inspect_ai.model import ChatMessage, ChatMessageAssistant, ChatMessageSystem, ChatMessageUser, get_model, model_roles
+from inspect_ai.model._model import active_model
+
+from ecom_bench.users.llm import ChatMessages, Generate, LLMPhraser
 
 #: The customer simulator the tasks run by default (recorded in each log, so leaderboards keep other users apart).
 USER_SIMULATOR = "template"
+#: The customer worded by a model: the `user` role's.
+LLM_USER = "llm"
 #: The customer simulators a task can run.
-USER_SIMULATORS = (USER_SIMULATOR,)
+USER_SIMULATORS = (USER_SIMULATOR, LLM_USER)
+#: The model role that words the customer.
+USER_ROLE = "user"
 
 
 class UserRoleError(ValueError):
-    """A `user` model role given to a task whose customer uses no model."""
+    """A `user` model role given to a customer that uses none, or missing for one that needs it."""
 
 
-def refuse_user_role(user: str = USER_SIMULATOR) -> None:
-    if "user" in model_roles():
+def check_user_role(user: str = USER_SIMULATOR, *, building: bool = False) -> None:
+    """The `user` role as `user` needs it: required for the llm customer, refused for the others.
+
+    `building`: the task is being built, where the roles are known only inside an eval (the CLI
+    builds the task there; a Python caller builds it first and names the roles to `eval`)."""
+    given = USER_ROLE in model_roles()
+    in_eval = not building or active_model() is not None
+    if user == LLM_USER and not given and in_eval:
+        raise UserRoleError("-T user=llm needs the customer's model: --model-role user=<provider/model>")
+    if user != LLM_USER and given:
         raise UserRoleError(f"the {user} customer uses no model: drop --model-role user=...")
 
 
@@ -31,5 +52,26 @@ def validate_user(user: Any) -> str:
     """The customer simulator `user`, checked, with the model roles it takes."""
     if user not in USER_SIMULATORS:
         raise ValueError(f"unknown user {user!r}; available: {', '.join(USER_SIMULATORS)}")
-    refuse_user_role(user)
+    check_user_role(user, building=True)
     return str(user)
+
+
+def _chat(messages: ChatMessages) -> list[ChatMessage]:
+    kinds = {"system": ChatMessageSystem, "user": ChatMessageUser, "assistant": ChatMessageAssistant}
+    return [kinds[m["role"]](content=m["content"]) for m in messages]
+
+
+def inspect_customer(role: str = USER_ROLE) -> Generate:
+    """The model of `role` as a customer model for `LLMPhraser`: chat messages in, its text out."""
+    model = get_model(role=role, required=True)
+
+    async def generate(messages: ChatMessages) -> str:
+        return (await model.generate(_chat(messages))).completion
+
+    return generate
+
+
+def customer_phraser(user: str) -> LLMPhraser | None:
+    """Who words a sample's customer: None for the templates; for `llm`, the `user` role's model
+    behind the guards (one phraser per sample, so its counts are the sample's)."""
+    return LLMPhraser(inspect_customer()) if user == LLM_USER else None

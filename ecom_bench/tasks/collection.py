@@ -38,7 +38,8 @@ def collection(envs: str = "C8", difficulty: int = 0, samples: int = DEFAULT_SAM
         catalog_seed: Seed of the synthetic catalogue.
         embedder: "wordllama" (offline default) or "st:<model name or local path>".
         agent: An Inspect agent taking the agent's turns (see the environments' tasks).
-        user: The customer simulator: "template" (the only one; a `user` model role is refused).
+        user: The customer simulator: "template" (its own words; a `user` model role is refused) or
+            "llm" (its decisions worded by the `--model-role user=` model, behind guards).
         **unknown: Refused by name (a misspelt `-T` parameter would otherwise run the default).
     """
     with input_errors():

@@ -35,7 +35,8 @@ _PARAMS_DOC = """
         agent: An Inspect agent taking the agent's turns, e.g. `react(tools=[ecom_tools()], submit=False)`
             (Python only; see README "Evaluating your own agent"). Default: the model under test
             drives the episode directly.
-        user: The customer simulator: "template" (the only one; a `user` model role is refused).
+        user: The customer simulator: "template" (its own words; a `user` model role is refused) or
+            "llm" (its decisions worded by the `--model-role user=` model, behind guards).
         **unknown: Refused by name (a misspelt `-T` parameter would otherwise run the default).
     """
 

@@ -14,6 +14,7 @@ calls left this turn and patience left.
 
 from __future__ import annotations
 
+from collections.abc import MutableMapping
 from typing import Any
 
 import gymnasium as gym
@@ -24,6 +25,8 @@ from ecom_bench.envs.context import CatalogSpec, EnvContext, load_context
 from ecom_bench.episode import Episode, EpisodeOver, new_episode
 from ecom_bench.training.actions import Action, chat_message, parse_action
 from ecom_bench.training.curriculum import AdaptiveCurriculum, TaskSampler
+from ecom_bench.users.llm import Generate, LLMPhraser
+from ecom_bench.users.phrasing import Phraser
 
 #: The largest dataset seed a reset draws (Inspect's `-T seed=` takes the same values).
 MAX_SEED = 2**31 - 1
@@ -58,6 +61,26 @@ class ActionSpace(gym.spaces.Space):
         return replies[int(self.np_random.integers(len(replies)))]
 
 
+def _check_user(user: str, customer_model: Generate | None, phraser: Phraser | None) -> None:
+    if user not in ("template", "llm"):
+        raise ValueError(f"user must be 'template' or 'llm', got {user!r}")
+    if customer_model is not None and phraser is not None:
+        raise ValueError("give the customer's model (customer_model=) or a phraser (phraser=), not both")
+    if user == "llm" and customer_model is None and phraser is None:
+        raise ValueError("user='llm' needs the customer's model: customer_model=<callable: chat messages -> text> "
+                         "(or phraser=<a Phraser>)")
+    if user == "template" and (customer_model is not None or phraser is not None):
+        raise ValueError("customer_model= and phraser= word the customer with a model: pass user='llm' too")
+    if customer_model is not None and not callable(customer_model):
+        raise TypeError(f"customer_model must be a callable (chat messages -> text), got "
+                        f"{type(customer_model).__name__}")
+
+
+def _model_id(model: Generate) -> str:
+    """The name a callable goes by in cache keys."""
+    return str(getattr(model, "model_id", None) or getattr(model, "__qualname__", None) or type(model).__qualname__)
+
+
 def chat(m: Message) -> dict[str, Any]:
     """A core message as a chat-template message."""
     if m.role == "tool":
@@ -79,6 +102,13 @@ class EcomEnv(gym.Env):
         catalog: how the catalogue is built (default: the embedded synthetic one).
         context: an already-loaded catalogue context (shared between envs in one process).
         strict: the published rule (an invalid call or unparseable output is a hard fail).
+        user: who words the customer: "template" (the published words) or "llm" (a model,
+            behind the guards of `users.llm`; `info["guards"]` counts what they did).
+        customer_model: with user="llm", the customer's model: a callable (sync or async) from
+            chat messages to text; each episode gets a fresh `LLMPhraser` over it.
+        phraser: with user="llm", a `Phraser` of one's own instead (used for every episode).
+        customer_cache: the `LLMPhraser`s' cache (a dict, a `users.llm.FileCache`), shared by
+            every episode: the same prompt to the same model is answered without a call.
 
     `reset(seed=..., options=...)` takes `options` {"env", "difficulty", "index"} to override
     these for one episode; with `index` (and `seed`) the episode is exactly sample `index` of
@@ -89,9 +119,15 @@ class EcomEnv(gym.Env):
 
     def __init__(self, env: str = "cart", difficulty: int | str = 0, *,
                  curriculum: AdaptiveCurriculum | Any | None = None, catalog: CatalogSpec | None = None,
-                 context: EnvContext | None = None, strict: bool = True, render_mode: str | None = None) -> None:
+                 context: EnvContext | None = None, strict: bool = True, render_mode: str | None = None,
+                 user: str = "template", customer_model: Generate | None = None, phraser: Phraser | None = None,
+                 customer_cache: MutableMapping[str, str] | None = None) -> None:
         if render_mode not in (None, "ansi"):
             raise ValueError(f"render_mode must be None or 'ansi', got {render_mode!r}")
+        _check_user(user, customer_model, phraser)
+        self._customer_model = customer_model
+        self._phraser = phraser
+        self._customer_cache = customer_cache
         self.render_mode = render_mode
         self.sampler = TaskSampler(env, difficulty, curriculum)
         self.strict = strict
@@ -124,7 +160,8 @@ class EcomEnv(gym.Env):
         else:
             dataset_seed, index = int(self.np_random.integers(MAX_SEED)), 0
         self._active_sampler = sampler
-        self.episode = new_episode(env_name, level, dataset_seed, index, context=self.context, strict=self.strict)
+        self.episode = new_episode(env_name, level, dataset_seed, index, context=self.context, strict=self.strict,
+                                   phraser=self._episode_phraser())
         self._recorded = False
         observation = {"messages": self.messages(), "tools": self.tools}
         info = {**self.episode.info(), "seed": dataset_seed, "index": index}
@@ -162,6 +199,12 @@ class EcomEnv(gym.Env):
             calls = "".join(f"\n  -> {c.name}({c.arguments})" for c in m.tool_calls)
             lines.append(f"[{m.role}{':' + m.tool_name if m.tool_name else ''}] {m.text}{calls}")
         return "\n".join(lines)
+
+    def _episode_phraser(self) -> Phraser | None:
+        if self._customer_model is not None:
+            return LLMPhraser(self._customer_model, model_id=_model_id(self._customer_model),
+                              cache=self._customer_cache)
+        return self._phraser
 
     # ------------------------------------------------------------------ for trainers
     @property
