@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+import time
 
 import pytest
 from customer_transcripts import PINNED, dump, transcripts
@@ -269,3 +270,15 @@ def test_a_journey_phrasers_context_holds_only_what_was_said(context):
         for speaker, text in ctx.conversation:
             if speaker == "customer":
                 assert " ".join(text.split()) in said, text
+
+
+@pytest.mark.parametrize("text", ["x" * 200_000, "x" * 200_000 + "1", "a-" * 100_000, "Ab1 " * 50_000])
+def test_a_huge_message_gets_its_reply_at_once(context, text):
+    """A degenerate generation (one long token, a base64 blob) is read in linear time by every
+    customer: a pattern that backtracked over a digit-free run took minutes on 100k characters."""
+    for env in env_names():
+        episode = new_episode(env, 3, 0, 0, context=context)
+        assert episode.opening
+        start = time.perf_counter()
+        episode.step(AgentAction(text=text))
+        assert time.perf_counter() - start < 20, env  # linear: ~0.05 s; quadratic: minutes

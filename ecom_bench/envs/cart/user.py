@@ -78,8 +78,15 @@ ATTRIBUTE_KEYWORDS = {
 GENERIC_VARIANT_WORDS = ("variant", "version", "option", "model", "kind", "style", "type", "finish", "which one")
 QUANTITY_WORDS = ("how many", "quantity", "quantities", "amount", "how much", "units", "number of", "pieces", "more than one", "just one")
 
-#: What could be a product or variant id in the agent's words.
-_ID_TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_\-]*[0-9][A-Za-z0-9_\-]*")
+#: What could be a product or variant id in the agent's words: a run of id characters holding a
+#: digit (`_id_tokens`). One pattern "run with a digit in it" backtracks over every start of a
+#: digit-free run: quadratic in a long token ("xxxx..." of 100k characters took minutes).
+_ID_RUN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_\-]*")
+_DIGIT = re.compile(r"[0-9]")
+
+
+def _id_tokens(text: str) -> list[str]:
+    return [run for run in _ID_RUN.findall(text) if _DIGIT.search(run)]
 
 
 def _say(*parts: Phrase | None) -> Speech:
@@ -333,7 +340,7 @@ class CartUser(Customer):
         catalog = world.catalog
         index = catalog_lookups(catalog)
         out: list[str] = []
-        for token in dict.fromkeys(_ID_TOKEN.findall(text)):
+        for token in dict.fromkeys(_id_tokens(text)):
             row = catalog.index_of(token)
             if row is None and len(token) <= catalog.id_width + 8:
                 row = index.variant_owner(catalog, token)
