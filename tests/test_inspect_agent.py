@@ -113,6 +113,8 @@ def test_the_customer_is_template_or_llm():
     assert cart(**SMALL).metadata["user"] == "template"
     with pytest.raises(ValueError, match=r"^unknown user 'gpt'; available: template, llm$"):
         cart(**SMALL, user="gpt")
+    with pytest.raises(ValueError, match=r"^unknown user ''; available"):  # `-T user=` arrives as None
+        cart(**SMALL, user=None)
 
 
 def test_a_user_model_role_is_refused_on_the_cli(tmp_path):

@@ -51,7 +51,8 @@ def check_user_role(user: str = USER_SIMULATOR, *, building: bool = False) -> No
 def validate_user(user: Any) -> str:
     """The customer simulator `user`, checked, with the model roles it takes."""
     if user not in USER_SIMULATORS:
-        raise ValueError(f"unknown user {user!r}; available: {', '.join(USER_SIMULATORS)}")
+        given = "''" if user is None else repr(user)  # `-T user=` arrives as None
+        raise ValueError(f"unknown user {given}; available: {', '.join(USER_SIMULATORS)}")
     check_user_role(user, building=True)
     return str(user)
 
