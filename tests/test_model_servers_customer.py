@@ -63,7 +63,9 @@ def test_a_customer_model_behind_an_openai_compatible_server_words_every_env(fak
     task = getattr(tasks, env)
     args = {"difficulty": DIFFICULTY, "samples": SAMPLES, "catalog_size": TEST_CATALOG_SIZE}
     before = len(fake.customer_requests)
-    worded = run(task(user="llm", **args), tmp_path, model_roles={"user": CUSTOMER})
+    # built inside the eval, as the CLI builds it (a task built outside one checks its roles only
+    # as far as the process's Inspect state allows; an earlier in-process eval may leave that set)
+    worded = run(task, tmp_path, task_args={"user": "llm", **args}, model_roles={"user": CUSTOMER})
     assert fake.problems == []
     served = fake.customer_requests[before:]
     departments = {r.env for r in served}  # a journey's legs name their own envs
