@@ -16,6 +16,12 @@ and the request's tools must be well-formed OpenAI function schemas that match t
 tool specs (less the validation keywords Inspect leaves out for OpenAI-compatible servers).
 The mirror gives the policy its status (turn, budgets) and, for the oracle, the hidden goal.
 Anything wrong is answered with a 400 and kept in `problems`, for the test to report.
+
+The server also plays the customer's model of `-T user=llm` (`--model-role
+user=openai-api/fake/faithful`): a request in the LLM customer's prompt format (`users.llm.
+build_prompt`: its system prompt, one user message with the fenced reference draft, no tools) is
+answered with the draft lightly reworded, every fact kept, as a plain assistant message. Each
+such request is kept in `customer_requests` (its env and draft), for the test to count.
 """
 
 from __future__ import annotations
@@ -38,6 +44,8 @@ from ecom_bench.envs.context import EnvContext
 from ecom_bench.episode import Episode, new_episode
 from ecom_bench.providers.scripted import POLICIES
 from ecom_bench.tasks._solver import _clipped as clipped_error
+from ecom_bench.users.llm import DRAFT_FENCE
+from ecom_bench.users.scripted_models import draft, reword
 
 #: OpenAI's rule for a function name.
 FUNCTION_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
@@ -50,10 +58,24 @@ DROPPED_KEYWORDS = frozenset({"examples", "maximum", "minimum", "pattern", "minL
 FUNCTION_KEYS = frozenset({"name", "description", "parameters", "strict"})
 #: How Inspect's OpenAI message conversion writes a tool error.
 ERROR_PREFIX = "Error: "
+#: The customer's models this server serves: each answers a customer prompt with the customer's words.
+CUSTOMER_MODELS = {"faithful": lambda messages: reword(draft(messages))}
+#: How the LLM customer's system prompt opens, and its prompt names the env.
+CUSTOMER_SYSTEM = "You are role-playing a customer"
+_DEPARTMENT = re.compile(r"^Shop department: (\S+)\.$", re.M)
 
 
 class WireError(ValueError):
     """A request the server refuses (400), with what is wrong."""
+
+
+@dataclass(frozen=True)
+class CustomerRequest:
+    """One customer-wording request the server answered: the env its prompt names, the draft, the reply."""
+
+    env: str
+    draft: str
+    reply: str
 
 
 @dataclass(frozen=True)
@@ -123,6 +145,29 @@ def completion(model: str, action: AgentAction, n: int) -> dict[str, Any]:
             "choices": [{"index": 0, "message": message, "logprobs": None,
                          "finish_reason": "tool_calls" if action.tool_calls else "stop"}],
             "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0}}
+
+
+def is_customer_prompt(wire: list[dict[str, Any]]) -> bool:
+    """Whether `wire` is the LLM customer's prompt (`users.llm.build_prompt`)."""
+    return (len(wire) == 2 and wire[0].get("role") == "system"
+            and _text(wire[0].get("content")).startswith(CUSTOMER_SYSTEM))
+
+
+def customer_completion(model: str, body: dict[str, Any], n: int) -> tuple[dict[str, Any], CustomerRequest]:
+    """The customer model `model`'s answer to a customer prompt: a plain assistant message."""
+    wire = body["messages"]
+    if body.get("tools") or body.get("tool_choice"):
+        raise WireError("a customer prompt carries no tools")
+    if wire[1].get("role") != "user":
+        raise WireError(f"a customer prompt is the system prompt and one user message, got {wire[1]!r}")
+    messages = [{"role": m["role"], "content": _text(m.get("content"))} for m in wire]
+    prompt = messages[1]["content"]
+    department = _DEPARTMENT.search(prompt)
+    if department is None or prompt.count(DRAFT_FENCE) != 2:
+        raise WireError("a customer prompt names its department and fences one reference draft")
+    reply = CUSTOMER_MODELS[model](messages)
+    response = completion(model, AgentAction(reply), n)
+    return response, CustomerRequest(department.group(1), draft(messages), reply)
 
 
 def _dropped(schema: Any) -> Any:
@@ -211,6 +256,7 @@ class FakeOpenAIServer:
         #: Each answered request's episode (stepped up to that request), by the request's messages.
         self.mirrors: dict[str, Episode] = {}
         self.problems: list[str] = []
+        self.customer_requests: list[CustomerRequest] = []
         self.requests = 0
         self.lock = threading.Lock()
         self.base_url = ""
@@ -218,10 +264,19 @@ class FakeOpenAIServer:
     def answer(self, body: dict[str, Any]) -> dict[str, Any]:
         """The chat completion for one request (WireError: a 400)."""
         model, wire = body.get("model"), body.get("messages")
-        if model not in POLICIES:
-            raise WireError(f"unknown model {model!r}; this server serves {', '.join(POLICIES)}")
+        if model not in POLICIES and model not in CUSTOMER_MODELS:
+            raise WireError(f"unknown model {model!r}; this server serves {', '.join([*POLICIES, *CUSTOMER_MODELS])}")
         if body.get("stream"):
             raise WireError("this server does not stream (Inspect's openai-api provider does not ask to)")
+        if isinstance(wire, list) and is_customer_prompt(wire):
+            if model not in CUSTOMER_MODELS:
+                raise WireError(f"{model!r} plays the agent, not the customer: serve it the agent's conversation")
+            self.requests += 1
+            response, request = customer_completion(model, body, self.requests)
+            self.customer_requests.append(request)
+            return response
+        if model in CUSTOMER_MODELS:
+            raise WireError(f"{model!r} plays the customer: this request is not the LLM customer's prompt")
         if not isinstance(wire, list) or len(wire) < 2:
             raise WireError("messages must start with the system prompt and the customer's opening")
         messages = to_messages(wire)
@@ -254,7 +309,8 @@ class FakeOpenAIServer:
 
     def models(self) -> dict[str, Any]:
         return {"object": "list",
-                "data": [{"id": p, "object": "model", "created": 0, "owned_by": "ecom_bench"} for p in POLICIES]}
+                "data": [{"id": p, "object": "model", "created": 0, "owned_by": "ecom_bench"}
+                         for p in [*POLICIES, *CUSTOMER_MODELS]]}
 
 
 def _handler(server: FakeOpenAIServer) -> type[BaseHTTPRequestHandler]:
@@ -300,6 +356,15 @@ def _handler(server: FakeOpenAIServer) -> type[BaseHTTPRequestHandler]:
             self._send(200, payload)
 
     return Handler
+
+
+def as_inspect_models(server: FakeOpenAIServer, monkeypatch: Any) -> FakeOpenAIServer:
+    """`server` as Inspect's `openai-api/fake/<model>` models (what a user's `export`s do), its
+    problems cleared (`monkeypatch`: pytest's, which undoes the environment after the test)."""
+    monkeypatch.setenv("FAKE_BASE_URL", server.base_url)
+    monkeypatch.setenv("FAKE_API_KEY", "x")
+    server.problems.clear()
+    return server
 
 
 @contextmanager

@@ -21,7 +21,7 @@ from pathlib import Path
 import openai
 import pytest
 from conftest import TEST_CATALOG_SIZE
-from fake_openai_server import FakeOpenAIServer, Served, WireError, check_tools, running, to_messages
+from fake_openai_server import FakeOpenAIServer, Served, WireError, as_inspect_models, check_tools, running, to_messages
 from inspect_ai import eval as inspect_eval
 from inspect_ai.log import read_eval_log
 
@@ -45,11 +45,7 @@ def server(context) -> FakeOpenAIServer:
 
 @pytest.fixture
 def fake(server, monkeypatch) -> FakeOpenAIServer:
-    """The fake server as Inspect's `openai-api/fake/...` models (what a user's `export`s do)."""
-    monkeypatch.setenv("FAKE_BASE_URL", server.base_url)
-    monkeypatch.setenv("FAKE_API_KEY", "x")
-    server.problems.clear()
-    return server
+    return as_inspect_models(server, monkeypatch)
 
 
 def run(task, model: str, log_dir: Path, **task_args):
@@ -169,8 +165,7 @@ def test_the_readme_recipe_runs_as_written(context, tmp_path, monkeypatch):
     command[model_at] = "openai-api/fake/oracle"
     inspect = Path(sys.executable).with_name("inspect")
     with running([Served(env, difficulty, SAMPLES)], context) as fake:
-        monkeypatch.setenv("FAKE_BASE_URL", fake.base_url)
-        monkeypatch.setenv("FAKE_API_KEY", "x")
+        as_inspect_models(fake, monkeypatch)
         done = subprocess.run([str(inspect), *command[1:], "-T", f"samples={SAMPLES}",
                                "-T", f"catalog_size={TEST_CATALOG_SIZE}", "--log-dir", str(tmp_path),
                                "--display", "plain"], check=False, capture_output=True, text=True, timeout=300)
