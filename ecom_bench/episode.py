@@ -386,7 +386,6 @@ class Episode:
         """The agent speaks to the user: ends a turn and returns the user's reply."""
         if self.done:
             return None
-        self._open()
         self.turns += 1
         self.calls_this_turn = 0
         self.refused_this_turn = 0
