@@ -16,6 +16,15 @@ from typing import Any, Literal, Protocol
 from ecom_bench.domains.toolkits import unbudgeted_tools
 
 Role = Literal["system", "user", "assistant", "tool"]
+#: Longest tool error a model reads back (an argument-schema error can quote a 1 MB value).
+MAX_TOOL_ERROR_CHARS = 2000
+
+
+def clipped_tool_error(text: str) -> str:
+    """A tool error as a model's prompt shows it (every front that sends errors to a model clips them alike)."""
+    if len(text) <= MAX_TOOL_ERROR_CHARS:
+        return text
+    return f"{text[:MAX_TOOL_ERROR_CHARS]}... (error clipped, {len(text)} characters)"
 
 
 @dataclass(frozen=True)

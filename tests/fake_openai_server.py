@@ -17,6 +17,11 @@ tool specs (less the validation keywords Inspect leaves out for OpenAI-compatibl
 The mirror gives the policy its status (turn, budgets) and, for the oracle, the hidden goal.
 Anything wrong is answered with a 400 and kept in `problems`, for the test to report.
 
+Asked for them, it answers as vLLM does with token-level data: `logprobs`, and with vLLM's
+extras `return_token_ids` / `return_tokens_as_token_ids` the prompt's and the completion's token
+ids, from a stand-in tokenizer (one token per UTF-8 byte) and chat template (`render_prompt`)
+whose prompts are prefixes of the next request's, as a real template's are.
+
 The server also plays the customer's model of `-T user=llm` (`--model-role
 user=openai-api/fake/faithful`): a request in the LLM customer's prompt format (`users.llm.
 build_prompt`: its system prompt, one user message with the fenced reference draft, no tools) is
@@ -40,10 +45,10 @@ import jsonschema
 
 from ecom_bench.agents import get_policy
 from ecom_bench.conversation import AgentAction, Message, ToolCallRequest
+from ecom_bench.conversation import clipped_tool_error as clipped_error
 from ecom_bench.envs.context import EnvContext
 from ecom_bench.episode import Episode, new_episode
 from ecom_bench.providers.scripted import POLICIES
-from ecom_bench.tasks._solver import _clipped as clipped_error
 from ecom_bench.users.llm import DRAFT_FENCE
 from ecom_bench.users.scripted_models import draft, reword
 
@@ -133,18 +138,64 @@ def to_messages(wire: list[dict[str, Any]]) -> list[Message]:
     return out
 
 
-def completion(model: str, action: AgentAction, n: int) -> dict[str, Any]:
-    """A chat completion carrying `action` (ids as the scripted provider gives them)."""
+def completion(model: str, action: AgentAction, n: int, body: dict[str, Any] | None = None) -> dict[str, Any]:
+    """A chat completion carrying `action` (ids as the scripted provider gives them). With
+    `body` (the request), its logprobs and vLLM's token-id extras are answered as vLLM does."""
     message: dict[str, Any] = {"role": "assistant", "content": action.text or None}
     if action.tool_calls:
         message["tool_calls"] = [
             {"id": c.id or f"call-{i}", "type": "function",
              "function": {"name": c.name, "arguments": json.dumps(c.arguments)}}
             for i, c in enumerate(action.tool_calls)]
-    return {"id": f"chatcmpl-{n}", "object": "chat.completion", "created": 0, "model": model,
-            "choices": [{"index": 0, "message": message, "logprobs": None,
-                         "finish_reason": "tool_calls" if action.tool_calls else "stop"}],
-            "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0}}
+    choice: dict[str, Any] = {"index": 0, "message": message, "logprobs": None,
+                              "finish_reason": "tool_calls" if action.tool_calls else "stop"}
+    response: dict[str, Any] = {"id": f"chatcmpl-{n}", "object": "chat.completion", "created": 0, "model": model,
+                                "choices": [choice],
+                                "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0}}
+    if body is not None:
+        tokens = tokenize(render_message(message).removeprefix(ASSISTANT) + TURN_END)
+        as_ids = bool(body.get("return_tokens_as_token_ids"))
+        if body.get("logprobs"):
+            choice["logprobs"] = {"content": [
+                {"token": f"token_id:{t}" if as_ids else chr(t), "logprob": fake_logprob(t), "bytes": [t],
+                 "top_logprobs": []} for t in tokens]}
+        if body.get("return_token_ids"):
+            choice["token_ids"] = tokens
+            response["prompt_token_ids"] = tokenize(render_prompt(body["messages"]))
+        prompt_tokens = len(tokenize(render_prompt(body["messages"])))
+        response["usage"] = {"prompt_tokens": prompt_tokens, "completion_tokens": len(tokens),
+                             "total_tokens": prompt_tokens + len(tokens)}
+    return response
+
+
+# -------------------------------------------------------- a stand-in tokenizer and chat template
+#: Ends each message in the stand-in chat template; the prompt ends with the assistant's header.
+TURN_END = "<|end|>"
+ASSISTANT = "<|assistant|>"
+
+
+def tokenize(text: str) -> list[int]:
+    """The stand-in tokenizer: one token per UTF-8 byte."""
+    return list(text.encode())
+
+
+def fake_logprob(token: int) -> float:
+    """A deterministic logprob for a token (what a model's would be, for the test's purpose)."""
+    return -((token % 13) + 1) / 10
+
+
+def render_message(message: dict[str, Any]) -> str:
+    """One message in the stand-in chat template: its role header, text and tool calls (name and
+    arguments, as a Hermes template writes them)."""
+    calls = "".join(f"<tool_call>{(c.get('function') or {}).get('name')} {(c.get('function') or {}).get('arguments')}"
+                    "</tool_call>" for c in message.get("tool_calls") or ())
+    return f"<|{message.get('role')}|>{_text(message.get('content'))}{calls}"
+
+
+def render_prompt(wire: list[dict[str, Any]]) -> str:
+    """The stand-in chat template over a conversation, opening the assistant's turn: the prompt of
+    one request is a prefix of the next's (what vLLM's token ids give with a prefix-stable template)."""
+    return "".join(render_message(m) + TURN_END for m in wire) + ASSISTANT
 
 
 def is_customer_prompt(wire: list[dict[str, Any]]) -> bool:
@@ -287,7 +338,7 @@ class FakeOpenAIServer:
         action = policy.act(messages, hidden, episode.status())
         self.mirrors[_fingerprint(wire)] = episode
         self.requests += 1
-        return completion(model, action, self.requests)
+        return completion(model, action, self.requests, body)
 
     def _mirror(self, wire: list[dict[str, Any]], messages: list[Message]) -> Episode:
         """The episode at the point this request's conversation reached: the mirror left by the
@@ -326,7 +377,10 @@ def _handler(server: FakeOpenAIServer) -> type[BaseHTTPRequestHandler]:
             self.send_header("Content-Type", "application/json")
             self.send_header("Content-Length", str(len(data)))
             self.end_headers()
-            self.wfile.write(data)
+            try:
+                self.wfile.write(data)
+            except (BrokenPipeError, ConnectionResetError):  # the client went away (a cancelled rollout)
+                self.close_connection = True
 
         def _error(self, status: int, message: str) -> None:
             self._send(status, {"error": {"message": message, "type": "invalid_request_error", "param": None,
@@ -367,11 +421,19 @@ def as_inspect_models(server: FakeOpenAIServer, monkeypatch: Any) -> FakeOpenAIS
     return server
 
 
+class _Server(ThreadingHTTPServer):
+    """A listen backlog for many clients connecting at once (socketserver's default is 5: a rollout
+    with dozens of episodes in flight would see connections reset)."""
+
+    request_queue_size = 256
+    daemon_threads = True
+
+
 @contextmanager
 def running(served: Iterable[Served], context: EnvContext) -> Iterator[FakeOpenAIServer]:
     """The server on 127.0.0.1, on a free port, in a thread; `base_url` ends in /v1."""
     state = FakeOpenAIServer(served, context)
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler(state))
+    httpd = _Server(("127.0.0.1", 0), _handler(state))
     state.base_url = f"http://127.0.0.1:{httpd.server_address[1]}/v1"
     thread = threading.Thread(target=httpd.serve_forever, name="fake-openai-server", daemon=True)
     thread.start()

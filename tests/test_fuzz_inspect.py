@@ -31,7 +31,7 @@ from inspect_ai.tool import ToolCall, ToolInfo
 from conftest import TEST_CATALOG_SIZE, score_parts
 from ecom_bench import tasks
 from ecom_bench.envs import resolve_envs
-from ecom_bench.tasks._solver import MAX_TOOL_ERROR_CHARS
+from ecom_bench.conversation import MAX_TOOL_ERROR_CHARS
 
 pytestmark = pytest.mark.reliability
 

@@ -34,6 +34,7 @@ from inspect_ai.tool import ToolCallError
 from inspect_ai.util import span, store_as
 
 from ecom_bench.conversation import AgentAction, Message, ToolCallRequest
+from ecom_bench.conversation import clipped_tool_error as _clipped
 from ecom_bench.envs.context import CatalogSpec, load_context
 from ecom_bench.episode import Episode, new_episode
 from ecom_bench.scorers._store import EpisodeStore, LiveSample, live_sample, write_episode
@@ -41,16 +42,6 @@ from ecom_bench.tasks import _prebuilt
 from ecom_bench.tasks._tools import episode_tools
 from ecom_bench.tasks._user import USER_SIMULATOR, check_user_role, customer_phraser
 from ecom_bench.users.phrasing import Phraser
-
-#: Longest tool error the model reads back (an argument-schema error can quote a 1 MB value).
-MAX_TOOL_ERROR_CHARS = 2000
-
-
-def _clipped(text: str) -> str:
-    if len(text) <= MAX_TOOL_ERROR_CHARS:
-        return text
-    return f"{text[:MAX_TOOL_ERROR_CHARS]}... (error clipped, {len(text)} characters)"
-
 
 def to_action(message: ChatMessageAssistant) -> AgentAction:
     """The model's generation as a core action (a call Inspect could not parse keeps its error)."""
