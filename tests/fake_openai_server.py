@@ -307,6 +307,7 @@ class FakeOpenAIServer:
         #: Each answered request's episode (stepped up to that request), by the request's messages.
         self.mirrors: dict[str, Episode] = {}
         self.problems: list[str] = []
+        self.checked_tools: set[tuple[str, str]] = set()  # (env, tools JSON) that passed `check_tools`
         self.customer_requests: list[CustomerRequest] = []
         self.requests = 0
         self.lock = threading.Lock()
@@ -332,7 +333,10 @@ class FakeOpenAIServer:
             raise WireError("messages must start with the system prompt and the customer's opening")
         messages = to_messages(wire)
         episode = self._mirror(wire, messages)
-        check_tools(body.get("tools"), episode)
+        tools = json.dumps(body.get("tools"), sort_keys=True)
+        if (episode.env.name, tools) not in self.checked_tools:  # the same tools pass the same checks
+            check_tools(body.get("tools"), episode)
+            self.checked_tools.add((episode.env.name, tools))
         policy = get_policy(episode.env.name, model)
         hidden = episode.problem.hidden_state() if policy.reads_hidden_goal else None
         action = policy.act(messages, hidden, episode.status())
@@ -367,6 +371,9 @@ class FakeOpenAIServer:
 def _handler(server: FakeOpenAIServer) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
+        # Headers and body go out in two writes: with Nagle's algorithm on, the body waits for the
+        # client's delayed ACK (40 ms on Linux loopback), which would be most of a step's time.
+        disable_nagle_algorithm = True
 
         def log_message(self, format: str, *args: Any) -> None:  # quiet
             pass

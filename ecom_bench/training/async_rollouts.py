@@ -179,10 +179,15 @@ class OpenAIChatPolicy:
             request["max_tokens"] = self.max_tokens
         if self.logprobs:
             request["logprobs"] = True
-        if self.extra_body:
-            request["extra_body"] = self.extra_body
-        response = await self.client.chat.completions.create(**request)
-        completion = completion_from(response.model_dump())
+        request.update(self.extra_body)
+        # The client's own request path (base URL, key, retries, errors), without its typed layer:
+        # it walks every nested message of the request and builds typed objects for every logprob
+        # of the answer, which cost more than the rest of a step; the server's extras (vLLM's token
+        # ids) are read as sent.
+        raw = await self.client.post("/chat/completions", body=request, cast_to=object)
+        if not isinstance(raw, dict) or not raw.get("choices"):
+            raise ValueError(f"the server's answer is no chat completion: {str(raw)[:200]}")
+        completion = completion_from(raw)
         return Generation(completion.action(), completion)
 
 
