@@ -162,6 +162,7 @@ def test_rollout_func_stitches_whole_episodes(fake, context):
     rows = rollouts.dataset()
     assert rows.num_rows == 16 and rows.column_names == ["prompt", "env", "difficulty", "seed", "index"]
     prompts = [rows[i]["prompt"] for i in (0, 0, 7, 9)]  # a GRPO group repeats its prompt
+    assert prompts[0][0]["episode"] == "cart/6/0/0" and prompts[3][1]["episode"] == "substitution/6/0/1"
     out = rollouts.play(prompts)
     assert len(out["prompt_ids"]) == 4 and out["stitched"] == [True] * 4
     assert out["episode_success"] == [1.0] * 4 and out["completion_ids"][0] == out["completion_ids"][1]
@@ -177,6 +178,8 @@ def test_rollout_func_stitches_whole_episodes(fake, context):
     whole = episode_tokens(trace)
     assert render_prompt(trace.messages).encode().startswith(bytes(whole.prompt_ids + whole.completion_ids))
     assert len(episode_tokens(trace, 100).completion_ids) == 100
+    with pytest.raises(ValueError, match="no episode of this EpisodeRollouts"):
+        rollouts.play([[{"role": "user", "content": "hi"}]])
     rollouts.close()
 
 

@@ -40,7 +40,7 @@ import inspect
 import json
 import time
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
@@ -306,8 +306,6 @@ async def play_episode(policy: AsyncPolicyLike, task: PlannedEpisode, seed: int,
 
 
 def _placed(completion: Completion, step: int, prompt_messages: int) -> Completion:
-    from dataclasses import replace
-
     return replace(completion, step=step, prompt_messages=prompt_messages)
 
 

@@ -23,7 +23,8 @@ drops earlier reasoning does not): where one does not, the sequence ends there a
                           rollout_func=rollouts, args=GRPOConfig(use_vllm=True, vllm_mode="server", ...))
 
 The dataset's prompt is each episode's real opening (system prompt and the customer's first
-message), which is how a prompt finds its episode again.
+message), each message tagged with its episode (`EPISODE_KEY`), which is how a prompt finds its
+episode again.
 """
 
 from __future__ import annotations
@@ -42,6 +43,11 @@ from ecom_bench.training.rollouts import PlannedEpisode
 
 if TYPE_CHECKING:
     import datasets
+
+
+#: The key that tags each prompt message with its episode ("env/d/seed/index"): chat templates
+#: ignore it, and a prompt finds its episode by it (two episodes may open with the same words).
+EPISODE_KEY = "episode"
 
 
 class TokensMissing(ValueError):
@@ -127,7 +133,6 @@ class EpisodeRollouts:
             policy = OpenAIChatPolicy(AsyncOpenAI(base_url=base_url, api_key=api_key), str(model),
                                       temperature=temperature, max_tokens=max_tokens, logprobs=True, token_ids=True)
         self.policy = policy
-        self._episodes: dict[tuple[str, str], PlannedEpisode] | None = None
         self._event_loop: asyncio.AbstractEventLoop | None = None
 
     @property
@@ -141,30 +146,30 @@ class EpisodeRollouts:
 
     def _prompt(self, task: PlannedEpisode) -> list[dict[str, Any]]:
         episode = new_episode(task.env, self.level, self.seed, task.sample, context=self.context, strict=self.strict)
-        return openai_messages(episode.messages)
+        tag = f"{task.env}/{self.level}/{self.seed}/{task.sample}"
+        return [{**m, EPISODE_KEY: tag} for m in openai_messages(episode.messages)]
 
     def dataset(self) -> "datasets.Dataset":
-        """The prompt dataset: column `prompt` (each episode's system prompt and opening), and
-        `env`, `difficulty`, `seed`, `index` (which episode it is)."""
+        """The prompt dataset: column `prompt` (each episode's system prompt and opening, each
+        message tagged with its episode under `episode`), and `env`, `difficulty`, `seed`,
+        `index` (which episode it is)."""
         import datasets
 
         tasks = self._planned()
-        prompts = [self._prompt(t) for t in tasks]
-        self._episodes = {(p[0]["content"], p[1]["content"]): t for p, t in zip(prompts, tasks, strict=True)}
         return datasets.Dataset.from_dict({
-            "prompt": prompts, "env": [t.env for t in tasks], "difficulty": [self.level] * len(tasks),
-            "seed": [self.seed] * len(tasks), "index": [t.sample for t in tasks]})
+            "prompt": [self._prompt(t) for t in tasks], "env": [t.env for t in tasks],
+            "difficulty": [self.level] * len(tasks), "seed": [self.seed] * len(tasks),
+            "index": [t.sample for t in tasks]})
 
     def _lookup(self, prompt: Any) -> PlannedEpisode:
-        if self._episodes is None:
-            self.dataset()
-        assert self._episodes is not None
-        try:
-            key = (prompt[0]["content"], prompt[1]["content"])
-            return self._episodes[key]
-        except (KeyError, IndexError, TypeError):
-            raise ValueError("a prompt that is no episode's opening of this EpisodeRollouts' dataset: train on "
-                             "EpisodeRollouts.dataset()") from None
+        """The episode a prompt was made for, from its tag (two episodes may open alike)."""
+        tag = prompt[0].get(EPISODE_KEY) if isinstance(prompt, list) and prompt and isinstance(prompt[0], dict) \
+            else None
+        env, level, seed, sample = (str(tag).split("/") + ["", "", "", ""])[:4]
+        if env not in self.names or level != str(self.level) or seed != str(self.seed) or not sample.isdigit():
+            raise ValueError(f"a prompt that is no episode of this EpisodeRollouts (tag {tag!r}; envs "
+                             f"{','.join(self.names)}, d {self.level}, seed {self.seed}): train on its dataset()")
+        return PlannedEpisode(0, env, int(sample))
 
     def traces(self, prompts: list[Any]) -> AsyncRollout:
         """Play one episode per prompt (the dataset's), all at once; their traces in prompt order."""
@@ -217,5 +222,5 @@ def episode_success(completions: list[Any], episode_success: list[float], **kwar
     return [float(s) for s in episode_success]
 
 
-__all__ = ["EpisodeRollouts", "EpisodeTokens", "TokensMissing", "episode_reward", "episode_success",
+__all__ = ["EPISODE_KEY", "EpisodeRollouts", "EpisodeTokens", "TokensMissing", "episode_reward", "episode_success",
            "episode_tokens"]
