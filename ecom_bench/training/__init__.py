@@ -2,8 +2,11 @@
 
 * `EcomEnv`: a gymnasium env for text agents (raw model text or structured tool calls).
 * `AdaptiveCurriculum`, `CurriculumConfig`, `TaskSampler`: the per-env difficulty window.
-* `ecom_bench.training.trl`, `ecom_bench.training.server`: TRL and OpenEnv (extra `train`).
+* `ecom_bench.training.trl`: TRL's environments (extra `train`); `ecom_bench.training.server`: OpenEnv.
 * `ecom_bench.training.rollouts`: parallel rollouts on Ray actors (extra `ray`).
+* `ecom_bench.training.async_rollouts`: many episodes in flight against an OpenAI-compatible
+  generation server (vLLM), recording completions, logprobs and token ids;
+  `ecom_bench.training.trl_rollout`: TRL's `rollout_func` over them.
 """
 
 from ecom_bench.training.actions import Action, parse_action, parse_text, to_hermes
