@@ -101,6 +101,8 @@ async def _play(client: EcomEnvClient, mirror: EcomEnv, reset: dict[str, Any], c
         observation, reward, terminated, truncated, info = mirror.step(text)
         if check:
             _expect("a step's messages", result.observation.messages, observation["messages"])
+            _expect("a step's new messages and action", (result.observation.new_messages, result.observation.assistant),
+                    (observation["new_messages"], observation["assistant"]))
             _expect("a step's (reward, done, truncated, info)",
                     (result.reward, result.done, result.observation.truncated, result.observation.info),
                     (reward, terminated or truncated, truncated, info))

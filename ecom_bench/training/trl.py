@@ -146,7 +146,7 @@ class EcomTRLEnv:
             return ENDED
         observation, _, terminated, truncated, _ = self._ecom.step(
             AgentAction(tool_calls=(ToolCallRequest(name, dict(arguments), f"call-{episode.steps}"),)))
-        text = "\n".join(m["content"] for m in observation["messages"])
+        text = "\n".join(m["content"] for m in observation["new_messages"])
         return text + ENDED_NOTE if terminated or truncated else text
 
 
