@@ -114,7 +114,7 @@ def test_unparseable_model_text_is_a_hard_fail_not_an_error(url):
     assert result.done and result.reward == -1.0
     info = result.observation.info
     assert info["hard_fail"] and not info["success"] and info["end_reason"] == "invalid_output"
-    assert "invalid JSON" in result.observation.messages[0]["content"]
+    assert "invalid JSON" in result.observation.new_messages[0]["content"]
 
 
 def test_openenv_runtime_validation_passes(url):
