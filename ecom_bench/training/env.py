@@ -135,7 +135,9 @@ class EcomEnv(gym.Env):
         customer_cache: the `LLMPhraser`s' cache (a dict, a `users.llm.FileCache`), shared by
             every episode: the same prompt to the same model is answered without a call.
         max_steps: end an episode after this many steps, scored as it stands (truncated), as the
-            env's own step cap does; `gymnasium.make(..., max_episode_steps=n)` sets it too.
+            env's own step cap does. (A `TimeLimit` wrapper, `gymnasium.make(max_episode_steps=)`,
+            cuts from outside: the cut step pays 0, and the next `reset` scores the episode, −1
+            with no answer, in its ``info["abandoned"]``.)
 
     `reset(seed=..., options=...)` takes `options` {"env", "difficulty", "index"} to override
     these for one episode; with `index` (and `seed`) the episode is exactly sample `index` of
@@ -168,6 +170,7 @@ class EcomEnv(gym.Env):
         self.action_space = ActionSpace()
         self.episode: Episode | None = None
         self._recorded = False
+        self._last_abandoned: dict[str, Any] | None = None
         self._completions: list[Completion] = []  # one per assistant message, in order
         self._call_ids: Iterator[str] = default_call_ids()
         self._used_ids: set[str] = set()
@@ -194,6 +197,7 @@ class EcomEnv(gym.Env):
         else:
             dataset_seed, index = int(self.np_random.integers(MAX_SEED)), 0
         self._active_sampler = sampler
+        abandoned = self._last_abandoned
         self.episode = new_episode(env_name, level, dataset_seed, index, context=self.context, strict=self.strict,
                                    phraser=self._episode_phraser())
         self._recorded = False
@@ -201,6 +205,8 @@ class EcomEnv(gym.Env):
         messages = self.messages()
         observation = {"messages": messages, "new_messages": list(messages), "tools": self.tools}
         info = {**self.episode.info(), "seed": dataset_seed, "index": index}
+        if abandoned is not None:
+            info["abandoned"] = abandoned
         return observation, info
 
     def step(self, action: Action) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
@@ -216,9 +222,9 @@ class EcomEnv(gym.Env):
         completion = self._unique_ids(read_action(action, self._call_ids))
         self._completions.append(completion)
         new, reward, terminated, truncated, info = episode.step(completion.action)
-        if not episode.done and self._step_limit() is not None and episode.steps >= self._step_limit():
+        if not episode.done and self.max_steps is not None and episode.steps >= self.max_steps:
             # scored as the env's own step cap scores it: as it stands, truncated
-            episode.abort(f"stopped: the time limit of {self._step_limit()} steps")
+            episode.abort(f"stopped: the limit of {self.max_steps} steps")
             reward, truncated, info = episode.result().reward.total, True, episode.info()
         if terminated or truncated:
             info["hard_fail_cause"] = _hard_fail_cause(info)
@@ -229,13 +235,6 @@ class EcomEnv(gym.Env):
         observation = {"messages": messages, "new_messages": [chat(m) for m in new],
                        "assistant": messages[-len(new) - 1], "tools": self.tools}
         return observation, reward, terminated, truncated, info
-
-    def _step_limit(self) -> int | None:
-        """`max_steps`, or the `max_episode_steps` `gymnasium.make` gave (its TimeLimit stops at the
-        same step, and the episode is scored there rather than left unscored)."""
-        spec_limit = self.spec.max_episode_steps if self.spec is not None else None
-        limits = [n for n in (self.max_steps, spec_limit) if n is not None]
-        return min(limits) if limits else None
 
     def _unique_ids(self, completion: Completion) -> Completion:
         """Tool-call ids unique in the episode: one the model gave twice is replaced by a fresh one."""
@@ -256,12 +255,18 @@ class EcomEnv(gym.Env):
     def _abandon(self) -> None:
         """An episode left before its end (a `TimeLimit` wrapper, a trainer's own cap) still counts:
         it is ended as aborted and recorded as a failure, or a policy that stalls whenever it is
-        unsure would be promoted on the episodes it happened to finish."""
+        unsure would be promoted on the episodes it happened to finish. Its score is kept for the
+        next reset's ``info["abandoned"]``."""
+        self._last_abandoned = None
         if self.episode is not None and not self._recorded and self.episode.steps:
             self.episode.abort("reset before the episode ended")
             self._recorded = True
             self._active_sampler.record(self.episode.env.name, self.episode.difficulty.level,
                                         self.episode.result().reward.success)
+            info = self.episode.info()
+            self._last_abandoned = {"env": info["env"], "difficulty": info["difficulty"], "reward": info["reward_parts"]["total"],
+                                    "reward_parts": info["reward_parts"], "hard_fail_cause": _hard_fail_cause(info),
+                                    "end_detail": info["end_detail"]}
 
     def render(self) -> str | None:
         if self.render_mode != "ansi":
@@ -350,8 +355,8 @@ def register_envs() -> list[str]:
     """Register ``ecom_bench/<env>-v0`` (the eight environments) and ``ecom_bench/<C1..C8>-v0``
     (the collections) with gymnasium, so ``gymnasium.make("ecom_bench/cart-v0", difficulty=6)``
     works once `ecom_bench.training` is imported (or ``gymnasium.make("ecom_bench.training:ecom_bench/cart-v0")``).
-    No step limit is registered: the env caps its own episodes (``max_episode_steps=n`` adds one,
-    scored like the env's cap). Returns the ids."""
+    No step limit is registered: the env caps its own episodes (``max_steps=n`` adds a cap scored
+    like the env's own). Returns the ids."""
     ids = []
     for name in (*COLLECTIONS["C8"], *COLLECTIONS):
         env_id = f"ecom_bench/{name}-v0"
