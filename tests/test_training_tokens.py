@@ -259,7 +259,7 @@ def test_sync_vector_env_plays_episodes(context):
     for _ in range(60):
         actions = [e.scripted_action("oracle") if not e.episode.done else "" for e in vec.envs]
         obs, rewards, terminated, truncated, info = vec.step(actions)
-        finished += [float(r) for r, t in zip(rewards, terminated | truncated) if t]
+        finished += [float(r) for r, t in zip(rewards, terminated | truncated, strict=True) if t]
         if len(finished) >= 4:
             break
     assert finished[:4] == [pytest.approx(0.9)] * 4

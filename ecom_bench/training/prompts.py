@@ -72,10 +72,11 @@ class ChatPrompts:
         """The template over `messages` (what ``apply_chat_template(tokenize=False)`` gives)."""
         from transformers.utils.chat_template_utils import render_jinja_template
 
-        rendered, _ = render_jinja_template([list(messages)], tools=list(tools) if tools else None,
-                                            chat_template=self.chat_template,
-                                            add_generation_prompt=add_generation_prompt, **self.template_kwargs)
-        return rendered[0]
+        # (the rendered conversations, their generation indices); its annotation says str
+        rendered: Any = render_jinja_template([list(messages)], tools=list(tools) if tools else None,
+                                              chat_template=self.chat_template,
+                                              add_generation_prompt=add_generation_prompt, **self.template_kwargs)
+        return str(rendered[0][0])
 
     def first(self, messages: Sequence[dict[str, Any]], tools: Sequence[dict[str, Any]] | None = None) -> str:
         """The episode's first prompt: its reset messages, then the generation prompt."""
