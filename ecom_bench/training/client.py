@@ -28,9 +28,10 @@ class EcomEnvClient(EnvClient[EcomAction, EcomObservation, EcomState]):
     model text.
 
         async with EcomEnvClient(base_url="http://127.0.0.1:8000") as env:
-            result = await env.reset(seed=0, env="cart", difficulty=6)  # result.observation.messages, .tools
-            while not result.done:
-                result = await env.step(model_output_text)
+            result = await env.reset(seed=0, env="cart", difficulty=6)
+            while not result.done:  # .messages: the whole conversation so far, every step
+                obs = result.observation
+                result = await env.step(await my_model(obs.messages, obs.tools))  # raw model text
         # or synchronously: with EcomEnvClient(base_url=...).sync() as env: ...
 
     A refused request (a bad reset, a step after the end) raises openenv's RuntimeError with

@@ -3,7 +3,7 @@
 A thin front over the core loop (`ecom_bench.episode`): `reset` builds one episode's world
 once; `step` parses the agent's action (raw model text or an OpenAI-style message, see
 `ecom_bench.training.actions`) and hands it to `Episode.step`, the same loop the Inspect
-solver drives. Reward is 0 until the episode ends, then r_total in [-1, 1]; `info`
+solver drives. Reward is 0 until the episode ends, then r_total in [-1, 0.9]; `info`
 carries `success` (what the curriculum and pass^k count), the reward parts, the turn,
 calls left this turn and patience left.
 

@@ -260,7 +260,7 @@ def success(environments: list[Any] | None = None, **kwargs: Any) -> list[float 
 
 
 def total(environments: list[Any] | None = None, **kwargs: Any) -> list[float | None]:
-    """Reward function: r_total in [-1, 1]. The env classes' `get_reward` already adds it with
+    """Reward function: r_total in [-1, 0.9]. The env classes' `get_reward` already adds it with
     weight 1; pass this one with weight 0 to log it under a single name across envs."""
     return _scores(environments, lambda r: r.reward.total)
 
