@@ -210,6 +210,9 @@ def test_json_nested_too_deep_is_invalid_output_not_a_crash(context, text):
     "<tool_call>" * 50_000,  # quadratic in the old block regexes: minutes
     "<think>" * 50_000 + "hello",
     "</think>" * 50_000,
+    " <|im_end|>" * 100_000,  # a copy per stripped token: quadratic
+    "<tool_call> prose" * 50_000,  # tags in prose: each looks for its closing tag once at most
+    "</tool_call><tool_call>x" * 50_000,
 ])
 def test_degenerate_output_parses_in_linear_time(text):
     import time

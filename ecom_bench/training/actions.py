@@ -81,13 +81,17 @@ def _loads(text: str) -> Any:
 
 
 def strip_end_of_turn(text: str) -> str:
-    """The text without the end-of-turn tokens (and the spaces around them) at its end."""
+    """The text without the end-of-turn tokens (and the spaces around them) at its end (one pass
+    from the end: no copy per token)."""
+    end = len(text)
     while True:
-        stripped = text.rstrip()
-        token = next((t for t in END_OF_TURN if stripped.endswith(t)), None)
+        before_spaces = end
+        while before_spaces > 0 and text[before_spaces - 1].isspace():
+            before_spaces -= 1
+        token = next((t for t in END_OF_TURN if text.endswith(t, 0, before_spaces)), None)
         if token is None:
-            return text
-        text = stripped[:-len(token)]
+            return text[:end]
+        end = before_spaces - len(token)
 
 
 def _unfenced(body: str) -> str | None:
