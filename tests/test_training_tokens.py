@@ -288,3 +288,16 @@ def test_realised_rewards_lie_in_the_documented_range(context):
         env.reset(seed=0)
         seen.add(env.step("<think>cut off")[1])
     assert min(seen) == -1.0 and max(seen) == 0.9
+
+
+def test_structured_actions_keep_their_reasoning(context):
+    env = EcomEnv("cart", 6, context=context)
+    env.reset(seed=0)
+    obs, *_ = env.step({"content": "", "reasoning_content": "check the cart first",
+                        "tool_calls": [{"type": "function", "function": {"name": "cart_view", "arguments": "{}"}}]})
+    assert obs["assistant"] == {"role": "assistant", "content": "", "reasoning_content": "check the cart first",
+                                "tool_calls": [{"id": "call-0", "type": "function",
+                                                "function": {"name": "cart_view", "arguments": {}}}]}
+    assert env.messages(verbatim=True)[2] == obs["assistant"] and env.completions[0].raw is None
+    with pytest.raises(ValueError, match="tokenizer"):
+        ChatPrompts(_template("qwen2_5.jinja")).first_ids(obs["messages"], obs["tools"])
