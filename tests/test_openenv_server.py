@@ -114,7 +114,22 @@ def test_unparseable_model_text_is_a_hard_fail_not_an_error(url):
     assert result.done and result.reward == -1.0
     info = result.observation.info
     assert info["hard_fail"] and not info["success"] and info["end_reason"] == "invalid_output"
-    assert "invalid JSON" in result.observation.messages[0]["content"]
+    assert "invalid JSON" in result.observation.new_messages[0]["content"]
+
+
+def test_every_observation_holds_the_whole_conversation(url):
+    """A client hands `observation.messages` to its model at every step: the history, not a delta;
+    the step's action comes back as the server read it, with the ids its tool results answer."""
+    with EcomEnvClient(base_url=url).sync() as env:
+        first = env.reset(seed=0, env="cart", difficulty=6).observation
+        text = ('<think>look first</think>\n<tool_call>\n{"name":"cart_view","arguments":{}}\n</tool_call>'
+                '<tool_call>\n{"name":"cart_view","arguments":{}}\n</tool_call><|im_end|>')
+        obs = env.step(text).observation
+    assert [m["role"] for m in obs.messages] == ["system", "user", "assistant", "tool", "tool"]
+    assert obs.messages[:2] == first.messages and obs.messages[3:] == obs.new_messages and obs.tools == first.tools
+    assert obs.assistant == obs.messages[2] and obs.assistant["reasoning_content"] == "look first"
+    assert [c["id"] for c in obs.assistant["tool_calls"]] == [m["tool_call_id"] for m in obs.new_messages] == [
+        "call-0", "call-1"]
 
 
 def test_openenv_runtime_validation_passes(url):

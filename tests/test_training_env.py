@@ -72,7 +72,7 @@ def test_lenient_mode_returns_parse_errors_to_the_agent(context):
     env.reset(seed=0)
     obs, reward, terminated, _, _ = env.step('{"name": "catalog_search", "arguments": "{not json"}')
     assert not terminated and reward == 0.0
-    [tool] = obs["messages"]
+    [tool] = obs["new_messages"]
     assert tool["role"] == "tool" and "Invalid output" in tool["content"]
 
 
@@ -156,7 +156,7 @@ def test_parser_reads_bare_json_calls(text):
 @pytest.mark.parametrize("text,why", [
     ('<tool_call>{"name": "x", "arguments": {}}', "unclosed"),
     ("<tool_call>not json</tool_call>", "invalid JSON"),
-    ('{"query": "socks"}', "no tool call"),
+    ('{"tool_calls": [{"function": ', "does not parse"),
     ('{"name": "checkout", "arguments": [1]}', "JSON object"),
     ('{"name": ', "does not parse"),
 ])
@@ -210,6 +210,9 @@ def test_json_nested_too_deep_is_invalid_output_not_a_crash(context, text):
     "<tool_call>" * 50_000,  # quadratic in the old block regexes: minutes
     "<think>" * 50_000 + "hello",
     "</think>" * 50_000,
+    " <|im_end|>" * 100_000,  # a copy per stripped token: quadratic
+    "<tool_call> prose" * 50_000,  # tags in prose: each looks for its closing tag once at most
+    "</tool_call><tool_call>x" * 50_000,
 ])
 def test_degenerate_output_parses_in_linear_time(text):
     import time
@@ -224,7 +227,7 @@ def test_fenced_plain_text_is_a_message_to_the_customer(context):
     env = EcomEnv("cart", 0, context=context)
     env.reset(seed=0)
     obs, reward, terminated, *_ = env.step("```\nOrder summary: 2 x blue mug, total $18.00\n```")
-    assert not terminated and obs["messages"][0]["role"] == "user"
+    assert not terminated and obs["new_messages"][0]["role"] == "user"
 
 
 def test_template_opened_thinking_is_dropped():
@@ -260,4 +263,4 @@ def test_a_turn_of_refused_final_answers_ends_the_episode(context):
     bad = {"name": "report_order_status", "arguments": {"order_id": "x", "status": "shipped"}}
     obs, reward, terminated, _, info = env.step({"content": "", "tool_calls": [bad] * 50})
     assert terminated and info["end_reason"] == "stalled" and reward == -1.0
-    assert sum("ended" in m["content"] for m in obs["messages"]) == 50 - 4
+    assert sum("ended" in m["content"] for m in obs["new_messages"]) == 50 - 4

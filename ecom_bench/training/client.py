@@ -28,9 +28,10 @@ class EcomEnvClient(EnvClient[EcomAction, EcomObservation, EcomState]):
     model text.
 
         async with EcomEnvClient(base_url="http://127.0.0.1:8000") as env:
-            result = await env.reset(seed=0, env="cart", difficulty=6)  # result.observation.messages, .tools
-            while not result.done:
-                result = await env.step(model_output_text)
+            result = await env.reset(seed=0, env="cart", difficulty=6)
+            while not result.done:  # .messages: the whole conversation so far, every step
+                obs = result.observation
+                result = await env.step(await my_model(obs.messages, obs.tools))  # raw model text
         # or synchronously: with EcomEnvClient(base_url=...).sync() as env: ...
 
     A refused request (a bad reset, a step after the end) raises openenv's RuntimeError with
@@ -101,6 +102,8 @@ async def _play(client: EcomEnvClient, mirror: EcomEnv, reset: dict[str, Any], c
         observation, reward, terminated, truncated, info = mirror.step(text)
         if check:
             _expect("a step's messages", result.observation.messages, observation["messages"])
+            _expect("a step's new messages and action", (result.observation.new_messages, result.observation.assistant),
+                    (observation["new_messages"], observation["assistant"]))
             _expect("a step's (reward, done, truncated, info)",
                     (result.reward, result.done, result.observation.truncated, result.observation.info),
                     (reward, terminated or truncated, truncated, info))

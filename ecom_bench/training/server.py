@@ -95,16 +95,23 @@ class EcomAction(Action):
 
 
 class EcomObservation(Observation):
-    """What one reset or step adds. ``reward`` is 0 until the end, then r_total in [-1, 1]."""
+    """The conversation after a reset or step. ``reward`` is 0 until the end, then r_total in
+    [-1, 0.9]."""
 
     messages: list[dict[str, Any]] = Field(
-        default_factory=list, description="the new chat messages (system and customer on reset; the "
-        "tool results and the customer's reply after a step)")
+        default_factory=list, description="the whole conversation so far as chat-template messages (system, "
+        "customer, assistant with reasoning_content and tool_calls, tool results): what the model reads next")
+    new_messages: list[dict[str, Any]] = Field(
+        default_factory=list, description="the messages this reset or step added (system and customer on reset; "
+        "the tool results or the customer's reply after a step)")
+    assistant: dict[str, Any] | None = Field(
+        None, description="the step's action as the server read it: content, reasoning_content and tool_calls "
+        "with their ids (None on reset)")
     tools: list[dict[str, Any]] | None = Field(
-        None, description="the episode's tools in OpenAI function format (on reset only)")
+        None, description="the episode's tools in OpenAI function format")
     info: dict[str, Any] = Field(
         default_factory=dict, description="EcomEnv's info: env, difficulty, turn, budgets, success and, "
-        "at the end, reward_parts, end_reason and the explanation")
+        "at the end, reward_parts, end_reason, hard_fail, hard_fail_cause and the explanation")
     truncated: bool = Field(False, description="the episode ran out of turns or steps (gymnasium's truncated)")
 
 
@@ -194,7 +201,8 @@ class EcomEnvironment(Environment[EcomAction, EcomObservation, EcomState]):
             raise RequestError(str(e)) from None
         self._state = EcomState(episode_id=params.episode_id or str(uuid.uuid4()), env=info["env"],
                                 difficulty=info["difficulty"], seed=info["seed"], index=info["index"])
-        return EcomObservation(messages=observation["messages"], tools=observation["tools"], info=info)
+        return EcomObservation(messages=observation["messages"], new_messages=observation["new_messages"],
+                               tools=observation["tools"], info=info)
 
     def step(self, action: EcomAction, timeout_s: float | None = None, **kwargs: Any) -> EcomObservation:
         episode = self._env.episode
@@ -206,8 +214,9 @@ class EcomEnvironment(Environment[EcomAction, EcomObservation, EcomState]):
         observation, reward, terminated, truncated, info = self._env.step(action.to_env())
         self._state.step_count += 1
         self._state.done = terminated or truncated
-        return EcomObservation(messages=observation["messages"], info=info, reward=reward,
-                               done=terminated or truncated, truncated=truncated)
+        return EcomObservation(messages=observation["messages"], new_messages=observation["new_messages"],
+                               assistant=observation["assistant"], tools=observation["tools"], info=info,
+                               reward=reward, done=terminated or truncated, truncated=truncated)
 
     @property
     def state(self) -> EcomState:

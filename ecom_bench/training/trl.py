@@ -146,7 +146,7 @@ class EcomTRLEnv:
             return ENDED
         observation, _, terminated, truncated, _ = self._ecom.step(
             AgentAction(tool_calls=(ToolCallRequest(name, dict(arguments), f"call-{episode.steps}"),)))
-        text = "\n".join(m["content"] for m in observation["messages"])
+        text = "\n".join(m["content"] for m in observation["new_messages"])
         return text + ENDED_NOTE if terminated or truncated else text
 
 
@@ -260,7 +260,7 @@ def success(environments: list[Any] | None = None, **kwargs: Any) -> list[float 
 
 
 def total(environments: list[Any] | None = None, **kwargs: Any) -> list[float | None]:
-    """Reward function: r_total in [-1, 1]. The env classes' `get_reward` already adds it with
+    """Reward function: r_total in [-1, 0.9]. The env classes' `get_reward` already adds it with
     weight 1; pass this one with weight 0 to log it under a single name across envs."""
     return _scores(environments, lambda r: r.reward.total)
 
