@@ -175,3 +175,34 @@ def test_openenv_trl_environment_mirrors_the_in_process_one(env_name, fixed_url,
     remote.ask_user(question="Hello?")
     cut = remote.outcome
     assert (cut.total, cut.success, cut.end) == (-1.0, False, "aborted")
+
+
+def test_grpo_trainer_plays_episodes_on_the_server(fixed_url, context, tmp_path):
+    """The real trainer over `environment_factories(base_url=)`: a step of episodes played on the
+    server, the one reward r_total, the episode metrics logged."""
+    from test_trl_adapter import Seen, _grpo_args, _tiny_model, _tokenizer
+    from trl import GRPOTrainer
+
+    from ecom_bench.training.trl import OpenEnvTRLEnv, r_total
+
+    tok = _tokenizer(context)
+    seen = Seen()
+    made: list[OpenEnvTRLEnv] = []
+
+    def tracked(make: Any) -> Any:
+        return lambda: made.append(make()) or made[-1]
+
+    factories = environment_factories("C2", base_url=fixed_url)
+    trainer = GRPOTrainer(model=_tiny_model(tok), processing_class=tok, reward_funcs=[r_total],
+                          args=_grpo_args(tmp_path, max_steps=1), train_dataset=build_dataset("C2", 2, rows=4),
+                          environment_factory={k: tracked(f) for k, f in factories.items()}, callbacks=[seen])
+    assert trainer.reward_func_names == ["r_total"] and trainer.reward_weights.tolist() == [1.0]
+    trainer.train()
+    assert {type(e).__name__ for e in made} == {"CartOpenEnvEnv", "SubstitutionOpenEnvEnv"}
+    log = seen.logs[0]
+    assert log["tools/call_frequency"] > 0 and log["tools/failure_frequency"] == 0
+    assert log["episode/r_total"] == pytest.approx(log["reward"]) and "episode/end/answered" in log
+    with pytest.raises(ValueError, match="base_url"):
+        environment_factories("C2", base_url=fixed_url, context=context)
+    with pytest.raises(ValueError, match="http"):
+        openenv_environment_class("cart", "localhost:8000")

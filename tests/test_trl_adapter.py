@@ -398,8 +398,7 @@ def test_single_environment_factory_builds_a_trainer(context: Any, tmp_path: Any
     assert trainer.reward_func_names == ["r_total"] and trainer.reward_weights.tolist() == [1.0]
 
 
-def test_c1_example_config_builds() -> None:
-    """The published run's config builds without GPUs (it is not run)."""
+def _example() -> Any:
     import importlib.util
     from pathlib import Path
 
@@ -407,7 +406,36 @@ def test_c1_example_config_builds() -> None:
     spec = importlib.util.spec_from_file_location("train_grpo_c1", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
+    return module
+
+
+def test_c1_example_config_builds() -> None:
+    """The published run's config builds without GPUs (it is not run)."""
+    module = _example()
     config = module.grpo_config(use_cpu=True, bf16=False, use_vllm=False)
     assert (config.num_generations, config.learning_rate, config.max_steps) == (8, 1e-5, 300)
     assert config.loss_type == "dapo" and config.epsilon_high == 0.28 and config.beta == 0.0
+    assert config.reward_weights == [1.0]
     assert module.MODEL == "Qwen/Qwen3-8B"
+
+
+def test_c1_example_trains_and_resumes_with_its_curriculum(context: Any, tmp_path: Any) -> None:
+    """The example's own trainer (`build_trainer` of its arguments) trains a step on CPU with the
+    tiny model, saves the curriculum with the checkpoint, and `--resume` restores it."""
+    module = _example()
+    tok = _tokenizer(context)
+    small = dict(use_cpu=True, bf16=False, use_vllm=False, gradient_checkpointing=False, max_steps=1,
+                 num_generations=2, per_device_train_batch_size=2, gradient_accumulation_steps=1,
+                 max_completion_length=600, save_steps=1, lr_scheduler_type="constant", warmup_steps=0)
+    args = module.parse_args(["--adaptive", "--rows", "4", "--output-dir", str(tmp_path)])
+    trainer = module.build_trainer(args, model=_tiny_model(tok), processing_class=tok, **small)
+    assert trainer.reward_func_names == ["r_total"] and trainer.reward_weights.tolist() == [1.0]
+    trainer.train()
+    saved = json.loads((tmp_path / "checkpoint-1" / CURRICULUM_FILE).read_text())
+    assert saved["windows"]["cart"]["episodes"] == 2
+    resumed = module.build_trainer(module.parse_args(["--adaptive", "--rows", "4", "--output-dir", str(tmp_path),
+                                                      "--resume"]),
+                                   model=_tiny_model(tok), processing_class=tok, **{**small, "max_steps": 2})
+    resumed.train(resume_from_checkpoint=True)
+    callback = next(c for c in resumed.callback_handler.callbacks if isinstance(c, CurriculumCheckpoint))
+    assert callback.restored_from is not None and callback.curriculum.windows["cart"].episodes == 4
