@@ -106,7 +106,7 @@ def test_fixed_difficulty_server_has_no_curriculum_and_bad_files_stop_serve(fixe
         (["serve", "-d", "adaptive", "--curriculum-state", str(bad)], f"{bad}: windows.cart.low (2) is above"),
         (["serve", "-d", "3", "--curriculum-state", str(tmp_path / "c.json")], "needs difficulty 'adaptive'"),
         (["serve", "-d", "adaptive", "--curriculum-save-every", "5"], "needs --curriculum-state"),
-        (["serve", "-d", "adaptive", "--curriculum-state", str(tmp_path / "no" / "c.json")], "No such file"),
+        (["serve", "-d", "adaptive", "--curriculum-state", str(tmp_path / "no" / "c.json")], "does not exist"),
     ):
         assert cli.main([*argv, "--catalog-size", str(TEST_CATALOG_SIZE)]) == 2
         err = capsys.readouterr().err

@@ -194,6 +194,8 @@ def save_state(state: dict[str, Any], path: str | os.PathLike[str]) -> None:
     """Write a curriculum state as JSON, atomically: a temporary file in the same folder, then
     renamed over `path`, so a crash mid-write leaves the previous file whole."""
     target = Path(path)
+    if not target.parent.is_dir():
+        raise FileNotFoundError(f"cannot save the curriculum to {target}: folder {target.parent} does not exist")
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent or ".")
     try:
         with os.fdopen(fd, "w") as f:

@@ -298,6 +298,8 @@ def _serve_curriculum(app: FastAPI, curriculum: _LockedCurriculum | None, diffic
     @app.put("/curriculum", tags=["Curriculum"], summary="Replace the curriculum's state (a state_dict)")
     async def put_curriculum(request: Request) -> dict[str, Any]:
         target = served()
+        if not callable(getattr(target.curriculum, "load_state_dict", None)):
+            raise RequestError(f"this server's curriculum ({type(target.curriculum).__name__}) cannot be set", 409)
         try:
             state = json.loads(await request.body())
         except (ValueError, RecursionError) as e:
