@@ -37,6 +37,16 @@ from ecom_bench.play import play
 from ecom_bench.runner import run_policy
 
 
+def _positive_seconds(value: str) -> float:
+    try:
+        seconds = float(value)
+    except ValueError:
+        seconds = float("nan")
+    if not seconds > 0 or seconds == float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a number of seconds > 0, got {value!r}")
+    return seconds
+
+
 def _level(value: str) -> int:
     try:
         return validate_level(value)
@@ -244,8 +254,12 @@ def cmd_serve(args: argparse.Namespace) -> None:
     limits = {} if args.max_sessions is None else {"max_sessions": args.max_sessions}
     if args.session_timeout is not None:
         limits["session_timeout_s"] = args.session_timeout or None
+    if args.curriculum_save_every is not None:
+        if args.curriculum_state is None:
+            raise ValueError("--curriculum-save-every needs --curriculum-state FILE")
+        limits["curriculum_save_s"] = args.curriculum_save_every
     serve(args.host, args.port, args.envs, args.difficulty, catalog=CatalogSpec(args.catalog, args.catalog_size),
-          embedder=args.embedder, **limits)
+          embedder=args.embedder, curriculum_state=args.curriculum_state, **limits)
 
 
 def _import_modules(argv: list[str] | None) -> None:
@@ -357,6 +371,11 @@ def main(argv: list[str] | None = None) -> int:
                    help="concurrent WebSocket sessions (default 256)")
     p.add_argument("--session-timeout", type=_non_negative, default=None,
                    help="seconds a session may sit idle before it is closed (default 600; 0: never)")
+    p.add_argument("--curriculum-state", metavar="FILE", default=None,
+                   help="with -d adaptive: load the curriculum from FILE if it exists, save it there every "
+                        "--curriculum-save-every seconds it changed and at shutdown (atomic writes)")
+    p.add_argument("--curriculum-save-every", type=_positive_seconds, default=None, metavar="SECONDS",
+                   help="seconds between saves of --curriculum-state (default 30)")
     _catalog_args(p)
     p.set_defaults(fn=cmd_serve)
     args = parser.parse_args(argv)

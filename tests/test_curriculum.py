@@ -116,3 +116,59 @@ def test_collection_sampler_shares_one_curriculum_per_env(context):
     assert set(curriculum.windows) == set(COLLECTIONS["C2"])
     assert sum(w.episodes for w in curriculum.windows.values()) == 24
     assert all(w.high >= 1 for w in curriculum.windows.values())
+
+
+def _state(**window) -> dict:
+    c = AdaptiveCurriculum(tau_num=4)
+    for _ in range(4):
+        c.record("cart", 0, True)
+    state = c.state_dict()
+    state["windows"]["cart"].update(window)
+    return state
+
+
+@pytest.mark.parametrize(("change", "words"), [
+    (lambda s: s["windows"]["cart"].update(low=3), "windows.cart.low (3) is above windows.cart.high (1)"),
+    (lambda s: s["windows"]["cart"].update(high=-1), "windows.cart.high must be an integer >= 0, got -1"),
+    (lambda s: s["windows"]["cart"].update(attempts=1.5), "windows.cart.attempts must be an integer >= 0"),
+    (lambda s: s["windows"]["cart"].update(successes=9), "windows.cart.successes (9) is above windows.cart.attempts"),
+    (lambda s: s["windows"]["cart"].pop("promotions"), "windows.cart: missing field(s) ['promotions']"),
+    (lambda s: s["windows"]["cart"].update(streak=2), "windows.cart: unknown field(s) ['streak']"),
+    (lambda s: s["windows"].update(shoes=s["windows"]["cart"]), "windows.shoes: unknown environment 'shoes'"),
+    (lambda s: s["windows"].update(C2=s["windows"]["cart"]), "windows.C2: a window belongs to one environment"),
+    (lambda s: s["config"].update(tau_acc=0), "config.tau_acc must be in (0, 1]"),
+    (lambda s: s["config"].update(tau_num="32"), "config.tau_num must be an integer >= 1"),
+    (lambda s: s["config"].update(max_level=0), "windows.cart.high (1) is above config.max_level (0)"),
+    (lambda s: s["config"].update(tau=3), "config: unknown setting(s) ['tau']"),
+    (lambda s: s.pop("windows"), "exactly 'config' and 'windows'"),
+])
+def test_from_state_dict_refuses_bad_state_naming_the_field(change, words):
+    state = _state()
+    change(state)
+    with pytest.raises(ValueError) as refused:
+        AdaptiveCurriculum.from_state_dict(state)
+    assert words in str(refused.value)
+    kept = AdaptiveCurriculum(tau_num=4)
+    kept.record("cart", 0, True)
+    before = kept.state_dict()
+    with pytest.raises(ValueError):
+        kept.load_state_dict(state)
+    assert kept.state_dict() == before  # a refused state changes nothing
+
+
+def test_load_state_dict_replaces_in_place_and_files_are_written_atomically(tmp_path):
+    from ecom_bench.training.curriculum import load_state, save_state
+
+    shared = AdaptiveCurriculum()
+    holder = EcomEnv("cart", "adaptive", curriculum=shared)
+    shared.load_state_dict(_state())
+    assert holder.curriculum is shared and shared.window("cart") == (0, 1) and shared.config.tau_num == 4
+    path = tmp_path / "curriculum.json"
+    save_state(shared.state_dict(), path)
+    assert load_state(path).state_dict() == shared.state_dict()
+    assert [p.name for p in tmp_path.iterdir()] == ["curriculum.json"]  # no temporary left behind
+    path.write_text("{")
+    with pytest.raises(ValueError, match="curriculum.json: not JSON"):
+        load_state(path)
+    with pytest.raises(ValueError, match="one environment"):
+        shared.window("C2")

@@ -2,6 +2,8 @@
 
 * `EcomEnvClient`: openenv-core's WebSocket `EnvClient`, typed with our models; one client is
   one server session, playing one episode at a time.
+* `CurriculumClient`: the server's adaptive curriculum (``/curriculum``) as a `Curriculum`, so
+  every trainer process (TRL's, one per GPU) draws from and records into the same one.
 * `drive_oracle`: N concurrent sessions played by the oracle, checked step by step against a
   local mirror; what the tests and the benchmark use (episodes/s, successes, errors).
 """
@@ -14,6 +16,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+import httpx
 from openenv.core.client_types import StepResult
 from openenv.core.env_client import EnvClient
 
@@ -50,6 +53,57 @@ class EcomEnvClient(EnvClient[EcomAction, EcomObservation, EcomState]):
 
     def _parse_state(self, payload: dict[str, Any]) -> EcomState:
         return EcomState(**payload)
+
+
+class CurriculumClient:
+    """The curriculum of an ``ecom-bench serve -d adaptive`` server, over HTTP: `window`, `record`,
+    `state_dict` and `load_state_dict` as `AdaptiveCurriculum` has them, so trainer processes on
+    any machine share it (and `CurriculumCheckpoint` saves and restores it with checkpoints).
+
+    A refused request raises ValueError with the server's one-line reason (a bad state, an
+    unknown env); a server that cannot be reached raises httpx's error.
+    """
+
+    def __init__(self, base_url: str, timeout_s: float = 30.0) -> None:
+        self.base_url = base_url.rstrip("/")
+        self._http = httpx.Client(base_url=self.base_url, timeout=timeout_s)
+
+    def _answer(self, response: httpx.Response) -> dict[str, Any]:
+        if response.status_code >= 400:
+            try:
+                detail = response.json().get("detail", response.text)
+            except ValueError:
+                detail = response.text
+            raise ValueError(f"{self.base_url}{response.request.url.path}: {detail}")
+        return response.json()
+
+    def window(self, env: str) -> tuple[int, int]:
+        answer = self._answer(self._http.get("/curriculum/window", params={"env": env}))
+        return answer["low"], answer["high"]
+
+    def record(self, env: str, level: int, success: bool) -> bool:
+        if not isinstance(success, bool):
+            raise TypeError(f"the curriculum counts success (a bool), not the shaped reward; got {success!r}")
+        return bool(self._answer(self._http.post("/curriculum/record",
+                                                 json={"env": env, "level": level, "success": success}))["promoted"])
+
+    def state_dict(self) -> dict[str, Any]:
+        return self._answer(self._http.get("/curriculum"))
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        self._answer(self._http.put("/curriculum", json=state))
+
+    def close(self) -> None:
+        self._http.close()
+
+    def __enter__(self) -> "CurriculumClient":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"CurriculumClient({self.base_url!r})"
 
 
 @dataclass
@@ -154,4 +208,4 @@ def drive_oracle(base_url: str, n_sessions: int = 1, episodes_per_session: int =
     return run
 
 
-__all__ = ["EcomEnvClient", "Mismatch", "OracleRun", "drive_oracle"]
+__all__ = ["CurriculumClient", "EcomEnvClient", "Mismatch", "OracleRun", "drive_oracle"]

@@ -9,8 +9,12 @@ that farms efficiency or hallucination points without solving tasks is not promo
 
 from __future__ import annotations
 
+import json
+import os
 import random
-from dataclasses import asdict, dataclass, field
+import tempfile
+from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
 from typing import Any, Protocol
 
 from ecom_bench.difficulty import validate_level
@@ -33,8 +37,9 @@ class CurriculumConfig:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < (1 if name == "tau_num" else 0):
                 raise ValueError(f"{name} must be an integer >= {1 if name == 'tau_num' else 0}, got {value!r}")
-        if self.max_level is not None:
-            validate_level(self.max_level)
+        if self.max_level is not None and (isinstance(self.max_level, bool) or not isinstance(self.max_level, int)
+                                           or self.max_level < 0):
+            raise ValueError(f"max_level must be an integer >= 0 or None, got {self.max_level!r}")
 
 
 #: `ecomrlve`: the published run's values. `rlve`: the RLVE paper's, 128 episodes at the frontier
@@ -111,13 +116,22 @@ class AdaptiveCurriculum:
         return {"config": asdict(self.config), "windows": {env: asdict(w) for env, w in self.windows.items()}}
 
     @classmethod
-    def from_state_dict(cls, state: dict[str, Any]) -> "AdaptiveCurriculum":
-        curriculum = cls(CurriculumConfig(**state["config"]))
-        curriculum.windows = {env: Window(**w) for env, w in state["windows"].items()}
+    def from_state_dict(cls, state: Any) -> "AdaptiveCurriculum":
+        """The curriculum `state_dict()` describes; ValueError naming the field if it is no valid state
+        (a window with low > high would otherwise fail only at the next draw)."""
+        config, windows = validate_state(state)
+        curriculum = cls(config)
+        curriculum.windows = windows
         return curriculum
 
+    def load_state_dict(self, state: Any) -> None:
+        """Replace this curriculum's config and windows in place (objects sharing it see the new
+        state); a bad state is refused as in `from_state_dict`, leaving this one unchanged."""
+        self.config, self.windows = validate_state(state)
+
     def _window(self, env: str) -> Window:
-        resolve_envs(env)  # an unknown name fails here, by name
+        if resolve_envs(env) != (env,):  # an unknown name fails there, by name
+            raise ValueError(f"a curriculum window belongs to one environment, not {env!r}")
         return self.windows.setdefault(env, Window())
 
     def __repr__(self) -> str:
@@ -125,9 +139,90 @@ class AdaptiveCurriculum:
         return f"AdaptiveCurriculum({self.config}, {windows or 'no episodes yet'})"
 
 
+_WINDOW_FIELDS = tuple(f.name for f in fields(Window))
+
+
+def validate_state(state: Any) -> tuple[CurriculumConfig, dict[str, Window]]:
+    """The config and windows of a `state_dict()`, checked field by field: ValueError with one
+    line naming the first bad field."""
+    if not isinstance(state, dict) or set(state) != {"config", "windows"}:
+        keys = sorted(state) if isinstance(state, dict) else type(state).__name__
+        raise ValueError(f"a curriculum state is an object with exactly 'config' and 'windows', got {keys}")
+    raw_config, raw_windows = state["config"], state["windows"]
+    if not isinstance(raw_config, dict):
+        raise ValueError(f"config must be an object, got {type(raw_config).__name__}")
+    known = [f.name for f in fields(CurriculumConfig)]
+    if unknown := sorted(set(raw_config) - set(known)):
+        raise ValueError(f"config: unknown setting(s) {unknown}; settings: {', '.join(known)}")
+    try:
+        config = CurriculumConfig(**raw_config)
+    except ValueError as e:
+        raise ValueError(f"config.{e}") from None
+    if not isinstance(raw_windows, dict):
+        raise ValueError(f"windows must be an object {{env: window}}, got {type(raw_windows).__name__}")
+    windows: dict[str, Window] = {}
+    for env, w in raw_windows.items():
+        where = f"windows.{env}"
+        try:
+            if resolve_envs(env) != (env,):
+                raise ValueError(f"a window belongs to one environment, not {env!r}")
+        except ValueError as e:
+            raise ValueError(f"{where}: {e}") from None
+        if not isinstance(w, dict):
+            raise ValueError(f"{where} must be an object, got {type(w).__name__}")
+        if missing := [k for k in _WINDOW_FIELDS if k not in w]:
+            raise ValueError(f"{where}: missing field(s) {missing}")
+        if unknown := sorted(set(w) - set(_WINDOW_FIELDS)):
+            raise ValueError(f"{where}: unknown field(s) {unknown}; fields: {', '.join(_WINDOW_FIELDS)}")
+        for k in _WINDOW_FIELDS:
+            value = w[k]
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                raise ValueError(f"{where}.{k} must be an integer >= 0, got {value!r}")
+        if w["low"] > w["high"]:
+            raise ValueError(f"{where}.low ({w['low']}) is above {where}.high ({w['high']})")
+        if config.max_level is not None and w["high"] > config.max_level:
+            raise ValueError(f"{where}.high ({w['high']}) is above config.max_level ({config.max_level})")
+        if w["successes"] > w["attempts"]:
+            raise ValueError(f"{where}.successes ({w['successes']}) is above {where}.attempts ({w['attempts']})")
+        if w["attempts"] > w["episodes"]:
+            raise ValueError(f"{where}.attempts ({w['attempts']}) is above {where}.episodes ({w['episodes']})")
+        windows[env] = Window(**w)
+    return config, windows
+
+
+def save_state(state: dict[str, Any], path: str | os.PathLike[str]) -> None:
+    """Write a curriculum state as JSON, atomically: a temporary file in the same folder, then
+    renamed over `path`, so a crash mid-write leaves the previous file whole."""
+    target = Path(path)
+    if not target.parent.is_dir():
+        raise FileNotFoundError(f"cannot save the curriculum to {target}: folder {target.parent} does not exist")
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent or ".")
+    try:
+        with os.fdopen(fd, "w") as f:
+            json.dump(state, f, indent=1, sort_keys=True)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def load_state(path: str | os.PathLike[str]) -> AdaptiveCurriculum:
+    """The curriculum saved at `path` (by `save_state`); ValueError naming the file and the field."""
+    try:
+        state = json.loads(Path(path).read_text())
+    except json.JSONDecodeError as e:
+        raise ValueError(f"{path}: not JSON ({e})") from None
+    try:
+        return AdaptiveCurriculum.from_state_dict(state)
+    except ValueError as e:
+        raise ValueError(f"{path}: {e}") from None
+
+
 class Curriculum(Protocol):
     """What a sampler asks of a curriculum: an `AdaptiveCurriculum`, or a proxy to a shared one
-    (a Ray actor's, an OpenEnv server's)."""
+    (a Ray actor's, an OpenEnv server's: `ecom_bench.training.client.CurriculumClient`)."""
 
     def window(self, env: str) -> tuple[int, int]:
         """The difficulty window [low, high] of `env`."""

@@ -54,7 +54,7 @@ from starlette.websockets import WebSocketDisconnect
 
 from ecom_bench._version import __version__
 from ecom_bench.envs.context import CatalogSpec, EnvContext, load_context
-from ecom_bench.training.curriculum import AdaptiveCurriculum
+from ecom_bench.training.curriculum import AdaptiveCurriculum, load_state, save_state
 from ecom_bench.training.env import MAX_SEED, EcomEnv
 
 #: Sessions served at once by default (each holds one episode and one worker thread).
@@ -62,6 +62,9 @@ DEFAULT_MAX_SESSIONS = 256
 #: A session idle this long is closed (its unfinished episode counted as failed), so connections
 #: that hold a slot and never play cannot lock the server.
 DEFAULT_SESSION_TIMEOUT_S = 600.0
+
+#: How often a served curriculum is written to its --curriculum-state file when it changed.
+DEFAULT_CURRICULUM_SAVE_S = 30.0
 
 #: The largest request body or WebSocket message accepted (a model turn is a few KB).
 MAX_REQUEST_BYTES = 1 << 20
@@ -235,11 +238,15 @@ class EcomEnvironment(Environment[EcomAction, EcomObservation, EcomState]):
 
 
 class _LockedCurriculum:
-    """A curriculum shared by every session: sessions step (and record) on their own threads."""
+    """A curriculum shared by every session: sessions step (and record) on their own threads.
+    With a `path`, its state is saved there (atomically) by `save()` whenever it changed."""
 
-    def __init__(self, curriculum: Any) -> None:
+    def __init__(self, curriculum: Any, path: str | os.PathLike[str] | None = None) -> None:
         self.curriculum = curriculum
+        self.path = path
         self._lock = threading.Lock()
+        self._changes = 0  # records and loads since the last save
+        self._saving = threading.Lock()
 
     def window(self, env: str) -> tuple[int, int]:
         with self._lock:
@@ -247,25 +254,137 @@ class _LockedCurriculum:
 
     def record(self, env: str, level: int, success: bool) -> Any:
         with self._lock:
-            return self.curriculum.record(env, level, success)
+            promoted = self.curriculum.record(env, level, success)
+            self._changes += 1
+            return promoted
+
+    def state_dict(self) -> dict[str, Any]:
+        with self._lock:
+            return self.curriculum.state_dict()
+
+    def load_state_dict(self, state: Any) -> None:
+        with self._lock:
+            self.curriculum.load_state_dict(state)
+            self._changes += 1
+
+    def save(self, force: bool = False) -> bool:
+        """Write the state to `path` if it changed since the last save (or `force`)."""
+        if self.path is None:
+            return False
+        with self._saving:
+            with self._lock:
+                if not (force or self._changes):
+                    return False
+                state, self._changes = self.curriculum.state_dict(), 0
+            save_state(state, self.path)
+            return True
+
+
+class _RecordRequest(BaseModel):
+    """One finished episode, counted by the served curriculum (`CurriculumClient.record`)."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    env: str
+    level: int = Field(ge=0)
+    success: bool
+
+
+def _serve_curriculum(app: FastAPI, curriculum: _LockedCurriculum | None, difficulty: int | str) -> None:
+    """``/curriculum`` (GET its state, PUT a new one), ``/curriculum/window`` and
+    ``/curriculum/record``: the served curriculum as a service, one for every trainer process."""
+
+    def served() -> _LockedCurriculum:
+        if curriculum is None:
+            raise RequestError(f"this server plays a fixed difficulty ({difficulty}): it has no curriculum "
+                               "(serve with --difficulty adaptive)", 409)
+        return curriculum
+
+    @app.get("/curriculum", tags=["Curriculum"], summary="The adaptive curriculum's state (state_dict)")
+    def get_curriculum() -> dict[str, Any]:
+        return served().state_dict()
+
+    @app.put("/curriculum", tags=["Curriculum"], summary="Replace the curriculum's state (a state_dict)")
+    async def put_curriculum(request: Request) -> dict[str, Any]:
+        target = served()
+        if not callable(getattr(target.curriculum, "load_state_dict", None)):
+            raise RequestError(f"this server's curriculum ({type(target.curriculum).__name__}) cannot be set", 409)
+        try:
+            state = json.loads(await request.body())
+        except (ValueError, RecursionError) as e:
+            raise RequestError(f"the body is not valid JSON ({e})") from None
+        try:
+            target.load_state_dict(state)
+        except ValueError as e:
+            raise RequestError(f"bad curriculum state: {e}", 422) from None
+        return target.state_dict()
+
+    @app.get("/curriculum/window", tags=["Curriculum"], summary="One environment's window [low, high]")
+    def get_window(env: str) -> dict[str, Any]:
+        try:
+            low, high = served().window(env)
+        except ValueError as e:
+            raise RequestError(str(e)) from None
+        return {"env": env, "low": low, "high": high}
+
+    @app.post("/curriculum/record", tags=["Curriculum"], summary="Count one finished episode")
+    def post_record(episode: _RecordRequest) -> dict[str, Any]:
+        target = served()
+        try:
+            promoted = target.record(episode.env, episode.level, episode.success)
+            low, high = target.window(episode.env)
+        except ValueError as e:
+            raise RequestError(str(e)) from None
+        return {"promoted": bool(promoted), "env": episode.env, "low": low, "high": high}
+
+
+def _periodic_saves(curriculum: _LockedCurriculum, every_s: float) -> threading.Event:
+    """A daemon thread saving the curriculum every `every_s` seconds it changed; set the event to stop it."""
+    stop = threading.Event()
+
+    def loop() -> None:
+        while not stop.wait(every_s):
+            try:
+                curriculum.save()
+            except OSError as e:  # a full disk must not stop the server; the next save retries
+                print(f"ecom-bench: could not save the curriculum to {curriculum.path}: {e}", file=sys.stderr,
+                      flush=True)
+
+    threading.Thread(target=loop, name="curriculum-saver", daemon=True).start()
+    return stop
 
 
 # ---------------------------------------------------------------------------------- app
 def create_server_app(envs: str = "C8", difficulty: int | str = 6, *, max_sessions: int = DEFAULT_MAX_SESSIONS,
                       catalog: CatalogSpec | None = None, embedder: str = "wordllama",
                       context: EnvContext | None = None, curriculum: Any | None = None,
-                      session_timeout_s: float | None = DEFAULT_SESSION_TIMEOUT_S) -> FastAPI:
+                      session_timeout_s: float | None = DEFAULT_SESSION_TIMEOUT_S,
+                      curriculum_state: str | os.PathLike[str] | None = None,
+                      curriculum_save_s: float = DEFAULT_CURRICULUM_SAVE_S) -> FastAPI:
     """openenv-core's app serving `envs` at `difficulty` (a level, or "adaptive" from one
     `curriculum` shared by all sessions, default a fresh `AdaptiveCurriculum`).
 
+    `curriculum_state`: a JSON file holding the curriculum: loaded if it exists (it replaces
+    `curriculum`), written now, then every `curriculum_save_s` seconds it changed and when
+    `serve` stops. The curriculum is read and set over HTTP at ``/curriculum``.
+
     Loads the catalogue and warms its search index once, before serving; raises ValueError for
-    bad settings (an unknown env, a bad level) before any of that.
+    bad settings (an unknown env, a bad level, a bad state file) before any of that.
     """
     if isinstance(max_sessions, bool) or not isinstance(max_sessions, int) or max_sessions < 1:
         raise ValueError(f"max_sessions must be an integer >= 1, got {max_sessions!r}")
     EcomEnv(envs, difficulty, context=context)  # validates envs and difficulty; loads nothing
+    shared: _LockedCurriculum | None = None
+    if curriculum_state is not None:
+        if difficulty != "adaptive":
+            raise ValueError(f"a curriculum state file needs difficulty 'adaptive' (this server plays d = {difficulty})")
+        if not (isinstance(curriculum_save_s, (int, float)) and curriculum_save_s > 0):
+            raise ValueError(f"the curriculum save interval must be a number of seconds > 0, got {curriculum_save_s!r}")
+        if os.path.exists(curriculum_state):
+            curriculum = load_state(curriculum_state)
     if difficulty == "adaptive":
-        curriculum = _LockedCurriculum(curriculum or AdaptiveCurriculum())
+        curriculum = shared = _LockedCurriculum(curriculum or AdaptiveCurriculum(), curriculum_state)
+        shared.save(force=True)  # a path that cannot be written fails now, not an hour into training
     if context is None:
         context = load_context((catalog or CatalogSpec()).validate(), embedder)
     context.search_engine.warm()
@@ -274,6 +393,10 @@ def create_server_app(envs: str = "C8", difficulty: int | str = 6, *, max_sessio
                      concurrency_config=ConcurrencyConfig(max_concurrent_envs=max_sessions,
                                                           session_timeout=session_timeout_s))
     _harden(app)
+    _serve_curriculum(app, shared, difficulty)
+    if shared is not None and shared.path is not None:
+        app.state.curriculum_saver = _periodic_saves(shared, curriculum_save_s)
+    app.state.curriculum = shared
     return app
 
 
@@ -448,15 +571,31 @@ def __getattr__(name: str) -> Any:
 def serve(host: str = "127.0.0.1", port: int = 8000, envs: str = "C8", difficulty: int | str = 6, *,
           max_sessions: int = DEFAULT_MAX_SESSIONS, catalog: CatalogSpec | None = None,
           embedder: str = "wordllama", session_timeout_s: float | None = DEFAULT_SESSION_TIMEOUT_S,
-          log_level: str = "warning") -> None:
-    """Build the app and serve it with uvicorn until interrupted."""
+          curriculum_state: str | os.PathLike[str] | None = None,
+          curriculum_save_s: float = DEFAULT_CURRICULUM_SAVE_S, log_level: str = "warning") -> None:
+    """Build the app and serve it with uvicorn until interrupted (SIGINT or SIGTERM); the
+    curriculum, if it has a state file, is saved once more after the last request."""
     import uvicorn
 
     app = create_server_app(envs, difficulty, max_sessions=max_sessions, catalog=catalog, embedder=embedder,
-                            session_timeout_s=session_timeout_s)
+                            session_timeout_s=session_timeout_s, curriculum_state=curriculum_state,
+                            curriculum_save_s=curriculum_save_s)
+    kept = f", curriculum kept in {curriculum_state}" if curriculum_state is not None else ""
     print(f"ecom-bench: serving {envs} at difficulty {difficulty} on http://{host}:{port} "
-          f"(WebSocket /ws, up to {max_sessions} sessions)", flush=True)
-    uvicorn.run(app, host=host, port=port, ws_max_size=MAX_REQUEST_BYTES, log_level=log_level)
+          f"(WebSocket /ws, up to {max_sessions} sessions{kept})", flush=True)
+    saved = app.state.curriculum if app.state.curriculum is not None and app.state.curriculum.path else None
+
+    class Server(uvicorn.Server):
+        """uvicorn's server, saving the curriculum after the last request: uvicorn re-raises the
+        SIGTERM / SIGINT it caught once it is done, so code after `run()` would never run."""
+
+        async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+            await super().shutdown(sockets)
+            if saved is not None:
+                app.state.curriculum_saver.set()
+                saved.save(force=True)
+
+    Server(uvicorn.Config(app, host=host, port=port, ws_max_size=MAX_REQUEST_BYTES, log_level=log_level)).run()
 
 
 def free_port(host: str = "127.0.0.1") -> int:
@@ -468,14 +607,16 @@ def free_port(host: str = "127.0.0.1") -> int:
 @contextmanager
 def running_server(envs: str = "C8", difficulty: int | str = 6, *, max_sessions: int = DEFAULT_MAX_SESSIONS,
                    catalog_size: int | None = None, host: str = "127.0.0.1", port: int | None = None,
-                   startup_timeout_s: float = 180.0) -> Iterator[str]:
+                   startup_timeout_s: float = 180.0, extra_args: tuple[str, ...] = ()) -> Iterator[str]:
     """``ecom-bench serve`` in a subprocess (its own process, so its GIL is not the clients');
-    yields the base URL once ``/health`` answers, and stops the server on exit."""
+    yields the base URL once ``/health`` answers, and stops it on exit (SIGTERM: a clean shutdown).
+    `extra_args`: more ``serve`` options (``("--curriculum-state", path)``)."""
     port = port or free_port(host)
     cmd = [sys.executable, "-m", "ecom_bench.cli", "serve", "--host", host, "--port", str(port), "--envs", envs,
            "--difficulty", str(difficulty), "--max-sessions", str(max_sessions)]
     if catalog_size is not None:
         cmd += ["--catalog-size", str(catalog_size)]
+    cmd += list(extra_args)
     log = tempfile.TemporaryFile("w+")  # a file, not a pipe: a pipe nobody reads would block the server
     proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, text=True)
     url = f"http://{host}:{port}"
@@ -505,5 +646,5 @@ def running_server(envs: str = "C8", difficulty: int | str = 6, *, max_sessions:
         log.close()
 
 
-__all__ = ["DEFAULT_MAX_SESSIONS", "MAX_REQUEST_BYTES", "EcomAction", "EcomEnvironment", "EcomObservation",
+__all__ = ["DEFAULT_CURRICULUM_SAVE_S", "DEFAULT_MAX_SESSIONS", "MAX_REQUEST_BYTES", "EcomAction", "EcomEnvironment", "EcomObservation",
            "EcomState", "RequestError", "create_server_app", "running_server", "serve"]
