@@ -202,7 +202,7 @@ class EpisodeTrace:
     seed: int  # dataset seed (Inspect's -T seed=)
     sample: int  # sample index in that env's dataset
     success: bool
-    reward: float  # r_total in [-1, 1]
+    reward: float  # r_total in [-1, 0.9]
     reward_parts: dict[str, float]  # task, efficiency, hallucination, total, success
     turns: int
     steps: int  # actions taken (model calls)

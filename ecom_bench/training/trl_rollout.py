@@ -213,7 +213,7 @@ class EpisodeRollouts:
 
 
 def episode_reward(completions: list[Any], episode_reward: list[float], **kwargs: Any) -> list[float]:
-    """A GRPO reward function: each episode's r_total in [-1, 1]."""
+    """A GRPO reward function: each episode's r_total in [-1, 0.9]."""
     return [float(r) for r in episode_reward]
 
 
