@@ -16,7 +16,7 @@ from inspect_ai.solver import system_message
 from conftest import TEST_CATALOG_SIZE, score_parts
 from ecom_bench.leaderboard.config import agent_label
 from ecom_bench.scorers import reward_scorers
-from ecom_bench.tasks import cart, ecom_tools, env_task, journey
+from ecom_bench.tasks import cart, collection, ecom_tools, env_task, journey
 
 ROOT = Path(__file__).resolve().parent.parent
 INSPECT = str(Path(sys.executable).parent / "inspect")
@@ -71,6 +71,20 @@ def test_an_agent_on_a_journey_scores_what_the_built_in_solver_scores(tmp_path, 
     for sample in with_agent.samples:
         assert [m.role for m in sample.messages[:2]] == ["system", "user"]
         assert [m.role for m in sample.messages].count("system") == 1
+
+
+@pytest.mark.parametrize("difficulty", [3, 6])
+def test_the_oracle_through_an_agent_scores_what_it_scores_alone_on_every_env(tmp_path, difficulty):
+    """The same model behaviour scores the same through either path, at budgets that split work over
+    turns: react runs a generation's tool calls one by one, and they are still one action (one
+    step, one assistant message the scripted model reads)."""
+    small = {**SMALL, "difficulty": difficulty, "samples": 16}  # two samples of each of the eight envs
+    agent = react(prompt="You are a shop's customer-service agent.", tools=[ecom_tools()], submit=False)
+    with_agent = _eval(collection("C8", **small, agent=agent), "ecom/oracle", tmp_path / "agent")
+    default = _eval(collection("C8", **small), "ecom/oracle", tmp_path / "default")
+    assert with_agent.status == "success", with_agent.error
+    assert _explanations(with_agent) == _explanations(default)
+    assert all(v["success"] == 1.0 for v in _values(with_agent).values())
 
 
 def test_react_with_its_submit_tool_is_refused():

@@ -1,10 +1,10 @@
 """Any Inspect `Agent` as the agent under test, driven through the one episode loop.
 
 The agent takes each of the agent's turns: it runs on an `AgentState` holding the
-conversation so far and reaches the episode through `ecom_tools()` (each tool call is one
-`Episode.step`). When it returns, its last plain-text message goes to the customer as one
-`step(AgentAction(text))`, the customer's reply is appended, and the agent runs again,
-until the episode ends. Once it has ended (the final-answer tool, the customer leaving,
+conversation so far and reaches the episode through `ecom_tools()` (the calls of one model
+generation are one `Episode.step`, as the default solver steps them: `_tools.ToolBatches`).
+When it returns, its last plain-text message goes to the customer as one `step(AgentAction(text))`,
+the customer's reply is appended, and the agent runs again, until the episode ends. Once it has ended (the final-answer tool, the customer leaving,
 a hard fail, a cap), the agent is stopped at its next model call.
 """
 
@@ -26,7 +26,7 @@ from ecom_bench.conversation import AgentAction
 from ecom_bench.episode import Episode
 from ecom_bench.envs.context import CatalogSpec
 from ecom_bench.tasks._solver import running_episode, to_customer
-from ecom_bench.tasks._tools import episode_tools
+from ecom_bench.tasks._tools import ToolBatches, episode_tools
 from ecom_bench.tasks._user import USER_SIMULATOR
 
 
@@ -42,6 +42,7 @@ class AgentSetupError(ValueError):
 class _AgentTurns:
     episode: Episode
     tools: list[Tool]
+    batches: ToolBatches
     asked: bool = False  # the agent looked the tools up (a model call with `ecom_tools()`)
 
 
@@ -56,6 +57,7 @@ class _EpisodeTools(ToolSource):
         if turns.episode.done:
             raise EpisodeEnded(turns.episode.end_reason)
         turns.asked = True
+        turns.batches.looked_up()
         return turns.tools
 
 
@@ -92,7 +94,8 @@ async def run_agent_turns(agent: Agent, state: TaskState, episode: Episode) -> N
     The agent's own system messages (react's prompt) are dropped after each turn: it adds them
     again at its next run. The env's system prompt stays the conversation's first message.
     """
-    turns = _AgentTurns(episode, [t.as_tool() for t in episode_tools(episode)])
+    batches = ToolBatches()
+    turns = _AgentTurns(episode, [t.as_tool() for t in episode_tools(episode, batches)], batches)
     token = _current.set(turns)
     ours = {m.id for m in state.messages if isinstance(m, ChatMessageSystem)}
     try:
