@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from inspect_ai import eval as inspect_eval
 from inspect_ai import score as inspect_score
-from inspect_ai.agent import react
+from inspect_ai.agent import Agent, AgentState, agent, react
 from inspect_ai.log import read_eval_log
 from inspect_ai.solver import system_message
 
@@ -106,6 +106,36 @@ def test_rescoring_a_log_gives_the_same_scores(tmp_path, env, model):
     rescored = inspect_score(read_eval_log(log.location), reward_scorers(), action="overwrite", display="none")
     assert _explanations(rescored) == _explanations(log)
     assert [s.model_dump() for s in rescored.results.scores] == [s.model_dump() for s in log.results.scores]
+
+
+@agent
+def crashes_once() -> Agent:
+    """react() on the episode's tools, raising once its first run is over (the first sample it plays errors)."""
+    inner = react(prompt="You are a shop's customer-service agent.", tools=[ecom_tools()], submit=False)
+    crashed: list[bool] = []
+
+    async def execute(state: AgentState) -> AgentState:
+        state = await inner(state)
+        if not crashed:
+            crashed.append(True)
+            raise RuntimeError("the agent crashed")
+        return state
+
+    return execute
+
+
+@pytest.mark.parametrize("score_on_error", [False, True])
+def test_rescoring_keeps_an_errored_sample_as_the_eval_left_it(tmp_path, score_on_error):
+    """Unscored (Inspect scores no errored sample) stays unscored, not a failure score that moves the
+    means; one scored under --score-on-error is scored again, the same."""
+    log = _eval(cart(**SMALL, agent=crashes_once()), "ecom/oracle", tmp_path, fail_on_error=False, max_samples=1,
+                score_on_error=score_on_error)
+    assert [bool(s.error) for s in log.samples].count(True) == 1
+    rescored = inspect_score(read_eval_log(log.location), reward_scorers(), action="overwrite", display="none")
+    assert {s.id: s.scores or {} for s in rescored.samples} == {s.id: s.scores or {} for s in log.samples}
+    assert [s.model_dump() for s in rescored.results.scores] == [s.model_dump() for s in log.results.scores]
+    errored = next(s for s in log.samples if s.error)
+    assert bool(errored.scores) == score_on_error
 
 
 def test_inspect_score_cli_reproduces_the_scores(tmp_path):
