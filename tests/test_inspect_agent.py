@@ -11,6 +11,7 @@ from inspect_ai import eval as inspect_eval
 from inspect_ai import score as inspect_score
 from inspect_ai.agent import Agent, AgentState, agent, react
 from inspect_ai.log import read_eval_log
+from inspect_ai.model import ChatMessageAssistant
 from inspect_ai.solver import system_message
 
 from conftest import TEST_CATALOG_SIZE, score_parts
@@ -92,10 +93,49 @@ def test_react_with_its_submit_tool_is_refused():
         cart(**SMALL, agent=react(tools=[ecom_tools()]))
 
 
-def test_an_agent_without_the_episode_tools_is_a_clear_error(tmp_path):
-    log = _eval(cart(**SMALL, agent=react(prompt="Help the customer.", submit=False)), "ecom/oracle", tmp_path)
+NO_TOOLS_TASK = """
+from inspect_ai import task
+from inspect_ai.agent import react
+from ecom_bench.tasks import cart
+
+
+@task
+def no_tools():
+    return cart(difficulty=1, samples=1, catalog_size={size}, agent=react(prompt="Help the customer.", submit=False))
+"""
+
+
+def test_react_without_the_episode_tools_is_refused_before_any_sample(tmp_path):
+    with pytest.raises(ValueError, match=r"never looks up the episode's tools: give it tools=\[ecom_tools\(\)\]"):
+        cart(**SMALL, agent=react(prompt="Help the customer.", submit=False))
+    (tmp_path / "no_tools.py").write_text(NO_TOOLS_TASK.format(size=TEST_CATALOG_SIZE))
+    proc = _cli("eval", "no_tools.py", "--model", "ecom/oracle", "--log-dir", str(tmp_path), "--display", "none",
+                cwd=tmp_path)
+    assert proc.returncode != 0
+    lines = [line for line in (proc.stdout + proc.stderr).splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith("the agent under test never looks up the episode's tools")
+    assert not list(tmp_path.glob("*.eval"))
+
+
+@agent
+def says_hello() -> Agent:
+    async def execute(state: AgentState) -> AgentState:
+        state.messages.append(ChatMessageAssistant(content="Hello!"))
+        return state
+
+    return execute
+
+
+def test_an_agent_that_never_looks_up_the_episode_tools_is_a_clear_error(tmp_path):
+    log = _eval(cart(**SMALL, agent=says_hello()), "ecom/oracle", tmp_path)
     assert log.status == "error"
     assert "tools=[ecom_tools()]" in log.error.message
+
+
+@pytest.mark.parametrize("not_an_agent", ["react", lambda state: state])
+def test_what_is_no_inspect_agent_is_refused(not_an_agent):
+    with pytest.raises(ValueError, match="agent must be an Inspect Agent"):
+        cart(**SMALL, agent=not_an_agent)
 
 
 # ------------------------------------------------------------------------- re-scoring
@@ -176,7 +216,3 @@ def test_a_user_model_role_is_refused_from_python(tmp_path):
     assert log.status == "error"
     assert "the template customer uses no model" in log.error.message
 
-
-def test_agent_from_the_cli_is_refused():
-    with pytest.raises(ValueError, match="agent must be an Inspect Agent"):
-        cart(**SMALL, agent="react")
