@@ -15,6 +15,7 @@ repeat the customer's words), and its calls are in the log's model usage under t
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterable
 from types import FrameType
 from typing import Any
 
@@ -57,7 +58,12 @@ def check_user_role(user: str = USER_SIMULATOR, *, building: bool = False) -> No
     checked when its samples start, against the roles of the eval that runs it."""
     if building and not _inspect_is_creating_the_task():
         return
-    given = USER_ROLE in model_roles()
+    check_roles_for_user(user, model_roles())
+
+
+def check_roles_for_user(user: Any, roles: Iterable[str]) -> None:
+    """The model roles `roles` as the customer `user` (`-T user=`) needs them."""
+    given = USER_ROLE in roles
     if user == LLM_USER and not given:
         raise UserRoleError("-T user=llm needs the customer's model: --model-role user=<provider/model>")
     if user != LLM_USER and given:
