@@ -11,8 +11,9 @@ from inspect_ai import eval as inspect_eval
 from inspect_ai import score as inspect_score
 from inspect_ai.agent import Agent, AgentState, agent, react
 from inspect_ai.log import read_eval_log
-from inspect_ai.model import ChatMessageAssistant
+from inspect_ai.model import ChatMessageAssistant, execute_tools, get_model
 from inspect_ai.solver import system_message
+from inspect_ai.tool import ToolCall
 
 from conftest import TEST_CATALOG_SIZE, score_parts
 from ecom_bench.leaderboard.config import agent_label
@@ -86,6 +87,35 @@ def test_the_oracle_through_an_agent_scores_what_it_scores_alone_on_every_env(tm
     assert with_agent.status == "success", with_agent.error
     assert _explanations(with_agent) == _explanations(default)
     assert all(v["success"] == 1.0 for v in _values(with_agent).values())
+
+
+@agent
+def speaks_through_ask_user() -> Agent:
+    """An agent whose every message to the customer is an ask_user call (as a tool-only protocol has it)."""
+
+    async def execute(state: AgentState) -> AgentState:
+        tools = [ecom_tools()]
+        while True:  # until the episode ends: the tools' next lookup stops the agent
+            state.output = await get_model().generate(state.messages, tools)
+            message = state.output.message
+            if not message.tool_calls:
+                message = ChatMessageAssistant(content="", tool_calls=[
+                    ToolCall(id=f"ask-{len(state.messages)}", function="ask_user", arguments={"question": message.text})])
+            state.messages.append(message)
+            state.messages.extend((await execute_tools(state.messages, tools)).messages)
+
+    return execute
+
+
+@pytest.mark.parametrize("env", ["discovery", "returns"])
+def test_a_scripted_model_reads_the_customer_s_replies_to_ask_user(tmp_path, env):
+    """The heuristic reads the customer's words from user messages: replies that came back from
+    ask_user are those words too, so it plays as it plays speaking plainly."""
+    small = {**SMALL, "difficulty": 3, "samples": 4}
+    asking = _eval(env_task(env, **small, agent=speaks_through_ask_user()), "ecom/heuristic", tmp_path / "agent")
+    default = _eval(env_task(env, **small), "ecom/heuristic", tmp_path / "default")
+    assert asking.status == "success", asking.error
+    assert _values(asking) == _values(default)
 
 
 def test_react_with_its_submit_tool_is_refused():
