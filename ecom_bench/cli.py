@@ -163,13 +163,14 @@ def _generate_options(args: argparse.Namespace) -> dict[str, object]:
 
 
 def cmd_sweep(args: argparse.Namespace) -> int:
-    from ecom_bench.leaderboard import ModelOptions, make_grid, parse_key_values, run_sweep
+    from ecom_bench.leaderboard import ModelOptions, make_grid, parse_key_values, parse_model_roles, run_sweep
     from ecom_bench.leaderboard.sweep import default_display
 
+    roles = parse_model_roles(args.model_role)
     grid = make_grid(args.model, args.envs, args.difficulties, args.samples, args.epochs, args.seed, args.catalog,
-                     args.catalog_size, task_args=parse_key_values(args.task_arg, "-T"))
-    model = ModelOptions(parse_key_values(args.model_arg, "-M"), args.model_base_url, _generate_options(args))
-    settings = {**grid.task_args, **model.generate, **model.model_args}
+                     args.catalog_size, task_args=parse_key_values(args.task_arg, "-T"), model_roles=roles)
+    model = ModelOptions(parse_key_values(args.model_arg, "-M"), args.model_base_url, _generate_options(args), roles)
+    settings = {**grid.task_args, **model.generate, **model.model_args, **{f"role {r}": m for r, m in roles.items()}}
     print(f"sweep: {len(grid.models)} model(s) x {len(grid.envs)} env(s) x d {list(grid.difficulties)} = "
           f"{grid.tasks} tasks of {grid.samples} samples x {grid.epochs} epoch(s)"
           + (f" with {', '.join(f'{k}={v}' for k, v in settings.items())}" if settings else "")
@@ -336,6 +337,8 @@ def main(argv: list[str] | None = None) -> int:
     g.add_argument("-M", "--model-arg", action="append", default=[], metavar="KEY=VALUE",
                    help="a model arg (repeatable; a comma stays in the value)")
     g.add_argument("--model-base-url", default=None)
+    g.add_argument("--model-role", action="append", default=[], metavar="ROLE=MODEL",
+                   help="a model role (repeatable): user=MODEL words the customer of -T user=llm")
     g.add_argument("--temperature", type=float, default=None)
     g.add_argument("--top-p", type=float, default=None)
     g.add_argument("--max-tokens", type=_count, default=None)

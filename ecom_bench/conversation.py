@@ -130,5 +130,40 @@ def calls_since_last_message(messages: list[Message]) -> int:
     return n
 
 
-__all__ = ["AgentAction", "EpisodeStatus", "Message", "Policy", "Role", "ToolCallRequest", "calls_since_last_message",
-           "tool_results"]
+def ask_user_as_spoken(messages: list[Message]) -> list[Message]:
+    """The transcript with each answered `ask_user` call read as what it is: the agent's message to
+    the customer, and the customer's reply as a user message.
+
+    The episode counts both ways of speaking alike (a turn each); the envs' scripted policies read
+    the customer's words from user messages. An action's other calls stay one action, before and
+    after the question; its results follow each call in order, as the episode appends them.
+    """
+    out: list[Message] = []
+    i = 0
+    while i < len(messages):
+        message = messages[i]
+        if message.role != "assistant" or not any(c.name == "ask_user" for c in message.tool_calls):
+            out.append(message)
+            i += 1
+            continue
+        results = messages[i + 1 : i + 1 + len(message.tool_calls)]
+        calls: list[ToolCallRequest] = []
+        answers: list[Message] = []
+        text = message.text
+        for call, result in zip(message.tool_calls, results, strict=False):  # a cut transcript may lack results
+            if call.name != "ask_user" or result.error:
+                calls.append(call)
+                answers.append(result)
+                continue
+            if calls:
+                out.extend([Message("assistant", text, tool_calls=tuple(calls)), *answers])
+                calls, answers, text = [], [], ""
+            out.extend([Message("assistant", str(call.arguments.get("question", ""))), Message("user", result.text)])
+        if calls:
+            out.extend([Message("assistant", text, tool_calls=tuple(calls)), *answers])
+        i += 1 + len(results)
+    return out
+
+
+__all__ = ["AgentAction", "EpisodeStatus", "Message", "Policy", "Role", "ToolCallRequest", "ask_user_as_spoken",
+           "calls_since_last_message", "tool_results"]

@@ -21,7 +21,7 @@ from __future__ import annotations
 import asyncio
 import contextvars
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from concurrent.futures import ThreadPoolExecutor
 from enum import Enum
 from functools import partial
@@ -195,6 +195,7 @@ class Episode:
         self.refused_this_turn = 0
         self.failed_finals_this_turn = 0
         self.steps = 0
+        self._calls_at: int | None = None  # where the last action's tool calls sit in `_messages`
         self.max_steps = STEPS_PER_TURN * (problem.difficulty.max_turns + 1)
         self.done = False
         self.end: EndReason | None = None
@@ -272,27 +273,37 @@ class Episode:
         return out
 
     # --------------------------------------------------------------- the step
-    def step(self, action: AgentAction) -> StepResult:
+    def step(self, action: AgentAction, *, more_calls: bool = False) -> StepResult:
         """One agent action. With tool calls, each runs in order (the action's text is the agent
         thinking aloud and reaches no one); without, the text goes to the customer and ends the
         turn. The action and its observation join `messages`. Never raises for bad input from the
         agent; raises `EpisodeOver` after the end, and `PhrasingError` when the phraser fails (which
-        ends the episode: the customer's decision was made, its words never reached the agent)."""
+        ends the episode: the customer's decision was made, its words never reached the agent).
+
+        `more_calls`: the action's tool calls belong to the previous action, a generation whose calls
+        arrive one at a time (an Inspect agent's tool runner runs them so). They join that action's
+        message and are no new step, so the transcript and the counts are those of the generation
+        stepped at once. After a message to the customer there is no such action: it is a new one."""
         if self.done:
             raise EpisodeOver(f"the episode has ended ({self.end.value if self.end else 'done'}); "
                               "reset to start another")
         try:
-            return self._step(action)
+            return self._step(action, more_calls)
         except PhrasingError as e:
             # The customer decided (slots marked told, a turn spent) but no words came: the
             # conversation cannot go on as if they had, so it ends here, cut short (truncated).
             self._end(f"stopped: the customer's phraser failed ({e})", EndReason.ABORTED)
             raise
 
-    def _step(self, action: AgentAction) -> StepResult:
+    def _step(self, action: AgentAction, more_calls: bool = False) -> StepResult:
         self._open()
-        self.steps += 1
-        self._messages.append(Message("assistant", action.text, tool_calls=action.tool_calls))
+        if more_calls and action.tool_calls and self._calls_at is not None:
+            previous = self._messages[self._calls_at]
+            self._messages[self._calls_at] = replace(previous, tool_calls=previous.tool_calls + action.tool_calls)
+        else:
+            self.steps += 1
+            self._calls_at = len(self._messages) if action.tool_calls else None
+            self._messages.append(Message("assistant", action.text, tool_calls=action.tool_calls))
         observation: list[Message] = []
         if action.tool_calls:
             for call in action.tool_calls:
@@ -314,11 +325,11 @@ class Episode:
         return StepResult(observation, reward, bool(end and not end.truncated), bool(end and end.truncated),
                           self.info())
 
-    async def astep(self, action: AgentAction) -> StepResult:
+    async def astep(self, action: AgentAction, *, more_calls: bool = False) -> StepResult:
         """`step`, with the customer's words awaited from the phraser's `aphrase` on this event loop
         (the step itself runs in a worker thread, so the turn loop is `step`'s own). With the
         templates, which await nothing, it is `step` itself, run here."""
-        return await self._off_loop(self.step, action)
+        return await self._off_loop(partial(self.step, more_calls=more_calls), action)
 
     async def aopen(self) -> str:
         """`opening`, its words awaited as `astep`'s are."""

@@ -17,6 +17,7 @@ import pytest
 
 from conftest import TEST_CATALOG_SIZE
 from ecom_bench.agents import get_policy
+from ecom_bench.conversation import AgentAction
 from ecom_bench.envs import ENVIRONMENTS, get_env
 from ecom_bench.episode import new_episode
 from ecom_bench.runner import run_policy
@@ -39,6 +40,26 @@ def test_oracle_solves_every_task(context, env, d):
         assert r.success and r.task >= 0.95, f"{env} d={d} #{i}: {result.explanation()}"
         assert r.hallucination == 0.0, result.invented_ids
         assert -1.0 <= r.total <= 1.0
+
+
+@pytest.mark.parametrize("env", ENVS)
+def test_an_actions_calls_stepped_one_at_a_time_are_the_action(context, env):
+    """`step(..., more_calls=True)` (an agent's tool runner runs a generation's calls one by one):
+    the same transcript, steps and score as the action stepped at once."""
+    at_once = new_episode(env, 3, 0, 0, context=context)
+    whole = run_policy(at_once, get_policy(env, "oracle"))
+    episode, policy = new_episode(env, 3, 0, 0, context=context), get_policy(env, "oracle")
+    hidden = episode.problem.hidden_state()
+    while not episode.done:
+        action = policy.act(episode.messages, hidden, episode.status())
+        if not action.tool_calls:
+            episode.step(action)
+        for i, call in enumerate(action.tool_calls):
+            if not episode.done:
+                episode.step(AgentAction(action.text if i == 0 else "", (call,)), more_calls=i > 0)
+    assert episode.messages == whole.messages
+    assert episode.steps == at_once.steps
+    assert episode.result().explanation() == whole.result.explanation()
 
 
 @pytest.mark.parametrize("env", ENVS)

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from inspect_ai import eval as inspect_eval
+from inspect_ai import eval_set
 from inspect_ai.log import read_eval_log
 from inspect_ai.model import ChatMessageSystem, ChatMessageUser, get_model
 
@@ -132,6 +133,23 @@ def test_user_llm_without_the_role_from_python_is_a_sample_error(tmp_path):
     log = _eval(cart(difficulty=1, user="llm", samples=1, catalog_size=TEST_CATALOG_SIZE), tmp_path)
     assert log.status == "error"
     assert "--model-role user=" in log.error.message
+
+
+def test_a_task_built_in_python_is_checked_against_its_own_evals_roles(tmp_path):
+    """An earlier eval set in the process leaves Inspect's model and roles set: a task built in
+    Python after it is checked against the roles of the eval that runs it, not those left over."""
+    args = {"difficulty": 1, "samples": 1, "catalog_size": TEST_CATALOG_SIZE}
+    faithful = {"user": "ecom-user/faithful"}
+    assert eval_set([cart(**args)], model="ecom/oracle", log_dir=str(tmp_path / "set1"), display="none")[0]
+    llm = _eval(discovery(user="llm", **args), tmp_path / "llm", model_roles=faithful)
+    assert llm.status == "success", llm.error
+    assert eval_set(["ecom_bench/cart"], task_args={"user": "llm", **args}, model="ecom/oracle",
+                    model_roles=faithful, log_dir=str(tmp_path / "set2"), display="none")[0]
+    template = _eval(cart(**args), tmp_path / "template")
+    assert template.status == "success", template.error
+    missing = _eval(cart(user="llm", **args), tmp_path / "missing")
+    assert missing.status == "error" and "--model-role user=" in missing.error.message
+    assert not missing.samples[0].scores
 
 
 def test_an_agent_under_test_talks_to_the_llm_customer(tmp_path):

@@ -201,7 +201,27 @@ def test_sweep_model_args_reach_the_provider(tmp_path, capsys):
     assert "takes no model args, got: effort, stop" in err and "Traceback" not in err
 
 
+def test_sweep_passes_model_roles_to_inspect(tmp_path, capsys):
+    """`--model-role user=...` words the customer of `-T user=llm`, as `inspect eval --model-role` does."""
+    from inspect_ai.log import list_eval_logs, read_eval_log
+
+    from ecom_bench.leaderboard.config import task_config
+
+    assert main(["sweep", "--model", "ecom/oracle", "--envs", "cart", "--difficulties", "3", "--samples", "1",
+                 "--log-dir", str(tmp_path), "--catalog-size", str(TEST_CATALOG_SIZE), "-T", "user=llm",
+                 "--model-role", "user=ecom-user/faithful", "--display", "lines"]) == 0
+    assert "role user=ecom-user/faithful" in capsys.readouterr().err
+    [spec] = [read_eval_log(info, header_only=True).eval for info in list_eval_logs(str(tmp_path))]
+    assert spec.model_roles["user"].model == "ecom-user/faithful"
+    assert dict(task_config(spec))["user"] == "llm:ecom-user/faithful"
+
+
 @pytest.mark.parametrize("argv,message", [
+    (["sweep", "--model", "ecom/oracle", "--log-dir", "x", "-T", "user=llm"], "--model-role user=<provider/model>"),
+    (["sweep", "--model", "ecom/oracle", "--log-dir", "x", "--model-role", "user=ecom-user/faithful"],
+     "the template customer uses no model: drop --model-role user=..."),
+    (["sweep", "--model", "ecom/oracle", "--log-dir", "x", "--model-role", "user"],
+     "--model-role takes ROLE=MODEL, got 'user'"),
     (["sweep", "--envs", "cart", "--log-dir", "x"], "the following arguments are required: --model"),
     (["sweep", "--model", "ecom/oracle", "--log-dir", "x", "--difficulties", "12:0"], "difficulties must be"),
     (["sweep", "--model", "ecom/oracle", "--model", "ecom/oracle", "--log-dir", "x"], "named twice"),

@@ -16,9 +16,10 @@ from ecom_bench.leaderboard.sweep import (
     make_grid,
     parse_difficulties,
     parse_key_values,
+    parse_model_roles,
     run_sweep,
 )
 
 __all__ = ["Episodes", "Frontier", "FrontierRange", "LeaderboardFiles", "ModelOptions", "Row", "SweepGrid",
            "build_leaderboard", "by_difficulty", "estimate_frontier", "fit_logistic", "leaderboard_rows", "make_grid",
-           "parse_difficulties", "parse_key_values", "read_episodes", "run_sweep", "to_frame", "to_markdown"]
+           "parse_difficulties", "parse_key_values", "parse_model_roles", "read_episodes", "run_sweep", "to_frame", "to_markdown"]

@@ -11,6 +11,7 @@ from __future__ import annotations
 import inspect
 import os
 import sys
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -22,6 +23,7 @@ from ecom_bench.difficulty import validate_level
 from ecom_bench.envs import resolve_envs
 from ecom_bench.envs.context import DEFAULT_CATALOG_SIZE
 from ecom_bench.tasks._builder import reject_unknown_params
+from ecom_bench.tasks._user import USER_SIMULATOR, check_roles_for_user
 
 #: Task parameters the sweep sets from its own options (a `-T` for them would contradict one).
 SWEEP_TASK_ARGS = {"difficulty": "--difficulties", "samples": "--samples", "seed": "--seed", "catalog": "--catalog",
@@ -86,13 +88,28 @@ def parse_key_values(pairs: list[str], flag: str) -> dict[str, Any]:
     return out
 
 
+def parse_model_roles(pairs: list[str]) -> dict[str, str]:
+    """Repeated `--model-role ROLE=MODEL` as a dict, as Inspect's `--model-role` takes them
+    (`user=openai/gpt-4o-mini`: the model that words an LLM customer)."""
+    out: dict[str, str] = {}
+    for pair in pairs:
+        role, sep, model = (part.strip() for part in pair.partition("="))
+        if not sep or not role or not model:
+            raise ValueError(f"--model-role takes ROLE=MODEL, got {pair!r}")
+        if role in out:
+            raise ValueError(f"--model-role {role} is given twice")
+        out[role] = model
+    return out
+
+
 @dataclass(frozen=True)
 class ModelOptions:
-    """How the models are called: Inspect's model args and generation settings, passed to `eval_set`."""
+    """How the models are called: Inspect's model args, generation settings and model roles, passed to `eval_set`."""
 
     model_args: dict[str, Any] = field(default_factory=dict)
     model_base_url: str | None = None
     generate: dict[str, Any] = field(default_factory=dict)  # GenerateConfig fields: temperature, max_tokens, ...
+    model_roles: dict[str, str] = field(default_factory=dict)  # the same for every model of the grid
 
 
 @dataclass(frozen=True)
@@ -124,8 +141,9 @@ def _check_task_args(envs: tuple[str, ...], task_args: dict[str, Any]) -> None:
 
 def make_grid(models: list[str], envs: str, difficulties: str, samples: int, epochs: int = 1, seed: int = 0,
               catalog: str = "synthetic", catalog_size: int = DEFAULT_CATALOG_SIZE,
-              task_args: dict[str, Any] | None = None) -> SweepGrid:
-    """Validate everything before any catalogue loads or model is called."""
+              task_args: dict[str, Any] | None = None, model_roles: Iterable[str] = ()) -> SweepGrid:
+    """Validate everything before any catalogue loads or model is called (`model_roles`: the roles
+    named, which the customer `-T user=` must take)."""
     if not models:
         raise ValueError("sweep needs at least one --model (e.g. --model ecom/heuristic)")
     if len(set(models)) != len(models):
@@ -135,6 +153,7 @@ def make_grid(models: list[str], envs: str, difficulties: str, samples: int, epo
             raise ValueError(f"{name} must be an integer >= 1, got {value}")
     env_names = resolve_envs(envs)
     _check_task_args(env_names, task_args or {})
+    check_roles_for_user((task_args or {}).get("user", USER_SIMULATOR), model_roles)
     return SweepGrid(tuple(models), env_names, tuple(parse_difficulties(difficulties)), samples, epochs,
                      seed, catalog, catalog_size, dict(task_args or {}))
 
@@ -158,7 +177,7 @@ def run_sweep(grid: SweepGrid, log_dir: str, max_tasks: int | None = None, displ
                  for env in grid.envs for d in grid.difficulties]
     options: dict[str, Any] = dict(log_dir=log_dir, model=list(grid.models), epochs=grid.epochs, max_tasks=max_tasks,
                                    model_args=model.model_args, model_base_url=model.model_base_url,
-                                   **model.generate, **eval_options)
+                                   model_roles=model.model_roles or None, **model.generate, **eval_options)
     if display != "lines":
         return eval_set(task_list, display=display, **options)  # type: ignore[arg-type]
     from ecom_bench.leaderboard.progress import task_lines  # registers its Inspect hook

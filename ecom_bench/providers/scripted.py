@@ -5,7 +5,9 @@ episode (`scorers._store.live_sample`, set by the solver): its transcript
 (`Episode.messages`, the conversation the model's input holds, in the core's form, as the
 core runner and the training env hand it to the same policies) and its counters. Only a
 policy that declares `reads_hidden_goal` (the oracle) is handed the hidden goal; the
-heuristic sees exactly what a model sees. Usage is zero on every output: a script
+heuristic sees exactly what a model sees. An agent that speaks to the customer through the
+`ask_user` tool reads to the policy as one that speaks plainly (`ask_user_as_spoken`): the
+policies read the customer's words from user messages. Usage is zero on every output: a script
 reads no tokens and pays for none, and an estimate would sit in the log beside real
 models' counts as if it were one (set explicitly, so no tokenizer or download is needed).
 """
@@ -24,7 +26,7 @@ from inspect_ai.model import (
 )
 from inspect_ai.tool import ToolCall, ToolChoice, ToolInfo
 from ecom_bench.agents import get_policy
-from ecom_bench.conversation import AgentAction
+from ecom_bench.conversation import AgentAction, ask_user_as_spoken
 from ecom_bench.agents.adversarial import ADVERSARIAL_NAMES
 from ecom_bench.scorers._store import live_sample
 from ecom_bench.tasks._errors import input_errors
@@ -63,7 +65,7 @@ class ScriptedModelAPI(ModelAPI):
             raise RuntimeError("ecom/* scripted models only run inside ecom_bench tasks")
         policy = get_policy(live.episode.env.name, self.model_name)
         hidden = live.hidden if policy.reads_hidden_goal else None
-        action = policy.act(live.episode.messages, hidden, live.episode.status())
+        action = policy.act(ask_user_as_spoken(live.episode.messages), hidden, live.episode.status())
         offered = {t.name for t in tools}
         if missing := sorted({c.name for c in action.tool_calls} - offered):
             # a model can only call what it is offered: an agent run without the episode's tools

@@ -15,6 +15,9 @@ from collections import defaultdict
 from collections.abc import Callable
 
 from inspect_ai._util.registry import registry_add, registry_info, registry_unqualified_name
+from inspect_ai.event import ErrorEvent, ScoreEvent
+from inspect_ai.log import transcript
+from inspect_ai.log._samples import sample_active
 from inspect_ai.scorer import (
     Metric,
     SampleScore,
@@ -107,7 +110,25 @@ def _recorded_outcome(state: TaskState) -> dict | None:
     return read_episode(state.store, "outcome")
 
 
-def _outcome_or_failure(state: TaskState, part: str, explain: Callable[[dict], str]) -> Score:
+def _errored_and_unscored(part: str) -> bool:
+    """A sample that ended in an error, re-scored from its log (`inspect score`) with no score of its own.
+
+    Inspect scores no errored sample (unless `--score-on-error`): its outcome, written as the
+    solver stopped, is no result of the agent's, and a failure score in its place would move the
+    means. Its log holds the error (an ErrorEvent) and no score from this scorer, so re-scoring
+    leaves it so; one scored under `--score-on-error` is scored again, the same way. During the
+    eval (a live sample) Inspect asks for a score only where one is wanted.
+    """
+    if sample_active() is not None:
+        return False
+    events = transcript().events
+    return (any(isinstance(e, ErrorEvent) for e in events)
+            and not any(isinstance(e, ScoreEvent) and e.scorer == part for e in events))
+
+
+def _outcome_or_failure(state: TaskState, part: str, explain: Callable[[dict], str]) -> Score | None:
+    if _errored_and_unscored(part):
+        return None
     outcome = _recorded_outcome(state)
     if outcome is None:  # the solver never reached its finally block
         value = 0.0 if part == "success" else FAILURE_SCORE
@@ -151,7 +172,7 @@ def _part_scorer(part: str, explain: Callable[[dict], str], metrics: list[Metric
     """Register the scorer of one reward part under the part's own name (its log column)."""
 
     def make() -> Scorer:
-        async def score(state: TaskState, target: Target) -> Score:
+        async def score(state: TaskState, target: Target) -> Score | None:
             return _outcome_or_failure(state, part, explain)
 
         return score
@@ -175,7 +196,9 @@ success_score = _part_scorer("success", _success_explanation, [*_PART_METRICS, p
 def total_score() -> Scorer:
     """The composite reward, with the full explanation, the answer and the episode metadata."""
 
-    async def score(state: TaskState, target: Target) -> Score:
+    async def score(state: TaskState, target: Target) -> Score | None:
+        if _errored_and_unscored("total"):
+            return None
         outcome = _recorded_outcome(state)
         if outcome is None:
             return _outcome_or_failure(state, "total", str)

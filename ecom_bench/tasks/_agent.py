@@ -1,10 +1,10 @@
 """Any Inspect `Agent` as the agent under test, driven through the one episode loop.
 
 The agent takes each of the agent's turns: it runs on an `AgentState` holding the
-conversation so far and reaches the episode through `ecom_tools()` (each tool call is one
-`Episode.step`). When it returns, its last plain-text message goes to the customer as one
-`step(AgentAction(text))`, the customer's reply is appended, and the agent runs again,
-until the episode ends. Once it has ended (the final-answer tool, the customer leaving,
+conversation so far and reaches the episode through `ecom_tools()` (the calls of one model
+generation are one `Episode.step`, as the default solver steps them: `_tools.ToolBatches`).
+When it returns, its last plain-text message goes to the customer as one `step(AgentAction(text))`,
+the customer's reply is appended, and the agent runs again, until the episode ends. Once it has ended (the final-answer tool, the customer leaving,
 a hard fail, a cap), the agent is stopped at its next model call.
 """
 
@@ -14,8 +14,8 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 
-from inspect_ai._util.registry import is_registry_object, registry_info, registry_params
-from inspect_ai.agent import Agent, AgentState
+from inspect_ai._util.registry import registry_info, registry_params
+from inspect_ai.agent import Agent, AgentState, is_agent
 from inspect_ai.agent._agent import agent_display_name
 from inspect_ai.model import ChatMessageAssistant, ChatMessageSystem
 from inspect_ai.solver import Generate, Solver, TaskState, solver
@@ -26,8 +26,14 @@ from ecom_bench.conversation import AgentAction
 from ecom_bench.episode import Episode
 from ecom_bench.envs.context import CatalogSpec
 from ecom_bench.tasks._solver import running_episode, to_customer
-from ecom_bench.tasks._tools import episode_tools
+from ecom_bench.tasks._tools import ToolBatches, episode_tools
 from ecom_bench.tasks._user import USER_SIMULATOR
+
+
+#: What `ecom_tools()` is called in an agent's logged parameters.
+ECOM_TOOLS = "ecom_tools"
+NO_TOOLS = ("the agent under test never looks up the episode's tools: give it tools=[ecom_tools()] "
+            "(from ecom_bench.tasks), e.g. react(tools=[ecom_tools()], submit=False)")
 
 
 class EpisodeEnded(Exception):
@@ -42,6 +48,7 @@ class AgentSetupError(ValueError):
 class _AgentTurns:
     episode: Episode
     tools: list[Tool]
+    batches: ToolBatches
     asked: bool = False  # the agent looked the tools up (a model call with `ecom_tools()`)
 
 
@@ -49,6 +56,11 @@ _current: ContextVar[_AgentTurns | None] = ContextVar("ecom_bench_agent_turns", 
 
 
 class _EpisodeTools(ToolSource):
+    def __init__(self) -> None:
+        # The name an agent's logged parameters show for it (`react(tools=[ecom_tools()])` logs
+        # tools: ["ecom_tools"]), and what `check_agent` looks for there.
+        self.__name__ = ECOM_TOOLS
+
     async def tools(self) -> list[Tool]:
         turns = _current.get()
         if turns is None:
@@ -56,6 +68,7 @@ class _EpisodeTools(ToolSource):
         if turns.episode.done:
             raise EpisodeEnded(turns.episode.end_reason)
         turns.asked = True
+        turns.batches.looked_up()
         return turns.tools
 
 
@@ -69,16 +82,21 @@ def ecom_tools() -> ToolSource:
 
 
 def check_agent(agent: Any) -> None:
-    """Refuse what is no agent (`-T agent=react` is text) and what would loop: react()'s submit tool,
-    whose 'continue' prompt answers every plain-text reply."""
-    if not callable(agent):
-        raise AgentSetupError(f"agent must be an Inspect Agent, passed to the task function in Python "
-                              f"(`cart(agent=react(...))`), got {agent!r}")
-    if not is_registry_object(agent) or registry_info(agent).name != "inspect_ai/react":
+    """Refuse, before any sample, what is no agent (`-T agent=react` is text, a plain function is no
+    Inspect agent) and a react() that cannot play: without the episode's tools, or with its submit
+    tool, whose 'continue' prompt answers every plain-text reply. (What another agent does with its
+    tools shows only when it runs: `run_agent_turns` refuses one that never looks them up.)"""
+    if not is_agent(agent):
+        raise AgentSetupError(f"agent must be an Inspect Agent (made with @agent, such as react(...)), passed to "
+                              f"the task function in Python (`cart(agent=react(...))`), got {agent!r}")
+    if registry_info(agent).name != "inspect_ai/react":
         return
-    if registry_params(agent).get("submit") is not False:
+    params = registry_params(agent)
+    if params.get("submit") is not False:
         raise AgentSetupError("react() as the agent under test needs submit=False: a plain-text reply is the "
                               "agent's message to the customer, and the env's final-answer tool ends the episode")
+    if ECOM_TOOLS not in (params.get("tools") or []):
+        raise AgentSetupError(NO_TOOLS)
 
 
 def _last_text(state: AgentState) -> str:
@@ -92,7 +110,8 @@ async def run_agent_turns(agent: Agent, state: TaskState, episode: Episode) -> N
     The agent's own system messages (react's prompt) are dropped after each turn: it adds them
     again at its next run. The env's system prompt stays the conversation's first message.
     """
-    turns = _AgentTurns(episode, [t.as_tool() for t in episode_tools(episode)])
+    batches = ToolBatches()
+    turns = _AgentTurns(episode, [t.as_tool() for t in episode_tools(episode, batches)], batches)
     token = _current.set(turns)
     ours = {m.id for m in state.messages if isinstance(m, ChatMessageSystem)}
     try:
@@ -111,8 +130,7 @@ async def run_agent_turns(agent: Agent, state: TaskState, episode: Episode) -> N
             if episode.done:
                 break
             if not turns.asked:
-                raise AgentSetupError("the agent never looked up the episode's tools: give it "
-                                      "tools=[ecom_tools()] (from ecom_bench.tasks)")
+                raise AgentSetupError(NO_TOOLS)
             state.messages.extend(await to_customer(episode, AgentAction(_last_text(agent_state))))
     finally:
         _current.reset(token)

@@ -4,8 +4,8 @@
 built by Inspect and never called, and the log would read as a run with that model as the
 customer: it is refused. `llm`: the same customer, its decisions worded by the `user` role's
 model (`--model-role user=<provider/model>`) behind the guards of `users.llm`; without the role
-it is refused. Both are checked when the task is built (the CLI: before any sample) and when a
-sample starts (a `Task` built before `eval(..., model_roles=...)`).
+it is refused. Both are checked when Inspect builds the task (the CLI: before any sample) and when
+a sample starts (a `Task` built in Python before `eval(..., model_roles=...)`).
 
 The customer's model is called like the agent's, so Inspect's generation options apply to it:
 `--cache` answers a prompt seen before from Inspect's cache (the same seed and customer model then
@@ -14,10 +14,13 @@ repeat the customer's words), and its calls are in the log's model usage under t
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Iterable
+from types import FrameType
 from typing import Any
 
+from inspect_ai._eval.loader import resolve_tasks
 from inspect_ai.model import ChatMessage, ChatMessageAssistant, ChatMessageSystem, ChatMessageUser, get_model, model_roles
-from inspect_ai.model._model import active_model
 
 from ecom_bench.users.llm import ChatMessages, Generate, LLMPhraser
 
@@ -35,14 +38,33 @@ class UserRoleError(ValueError):
     """A `user` model role given to a customer that uses none, or missing for one that needs it."""
 
 
+def _inspect_is_creating_the_task() -> bool:
+    """Whether Inspect is creating the task for an eval (`inspect eval`, `eval("ecom_bench/cart")`): it
+    has set that eval's model roles first. Anywhere else (a Python caller building a `Task` to pass to
+    `eval`) the roles Inspect holds are whatever an earlier eval in the process left there."""
+    frame: FrameType | None = sys._getframe(1)
+    while frame is not None:
+        if frame.f_code is resolve_tasks.__code__:
+            return True
+        frame = frame.f_back
+    return False
+
+
 def check_user_role(user: str = USER_SIMULATOR, *, building: bool = False) -> None:
     """The `user` role as `user` needs it: required for the llm customer, refused for the others.
 
-    `building`: the task is being built, where the roles are known only inside an eval (the CLI
-    builds the task there; a Python caller builds it first and names the roles to `eval`)."""
-    given = USER_ROLE in model_roles()
-    in_eval = not building or active_model() is not None
-    if user == LLM_USER and not given and in_eval:
+    `building`: the task is being built, where the eval's roles are known only if Inspect builds it
+    (the CLI: refused before any sample, one line and a non-zero exit). A task built in Python is
+    checked when its samples start, against the roles of the eval that runs it."""
+    if building and not _inspect_is_creating_the_task():
+        return
+    check_roles_for_user(user, model_roles())
+
+
+def check_roles_for_user(user: Any, roles: Iterable[str]) -> None:
+    """The model roles `roles` as the customer `user` (`-T user=`) needs them."""
+    given = USER_ROLE in roles
+    if user == LLM_USER and not given:
         raise UserRoleError("-T user=llm needs the customer's model: --model-role user=<provider/model>")
     if user != LLM_USER and given:
         raise UserRoleError(f"the {user} customer uses no model: drop --model-role user=...")
