@@ -135,6 +135,9 @@ def _plan(context: EnvContext) -> list[AgentAction]:
 
 @pytest.fixture(scope="module")
 def demo_url(context: EnvContext) -> Iterator[str]:
+    missing = _missing()
+    if missing:
+        pytest.skip(missing)
     page = launch(context, "127.0.0.1", None)
     try:
         yield page.local_url or ""
@@ -165,9 +168,6 @@ def _act(page: Any, action: AgentAction, step: int, episode: Episode) -> None:
 
 
 def test_a_cart_episode_played_in_the_browser_scores_as_the_core(context: EnvContext, demo_url: str) -> None:
-    missing = _missing()
-    if missing:
-        pytest.skip(missing)
     from playwright.sync_api import sync_playwright
 
     core = new_episode("cart", DIFFICULTY, SEED, 0, context=context, strict=False)
