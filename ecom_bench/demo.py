@@ -61,14 +61,15 @@ class ArgumentField:
 
     @property
     def widget(self) -> str:
-        """'checkbox', 'integer', 'number' or 'text' (strings and lists, a list as `a, b` or JSON)."""
+        """'checkbox', 'integer' or 'number' (a number field, prefilled with the schema's default), or
+        'text': strings, lists (`a, b` or JSON) and numbers with no default, typed as text so that an
+        empty field is not sent (Gradio reads an empty number field as 0, and a 0 filter is no
+        filter left out)."""
         types = self.types - {"null"}
         if types == {"boolean"}:
             return "checkbox"
-        if types == {"integer"}:
-            return "integer"
-        if types == {"number"}:
-            return "number"
+        if types & {"integer", "number"} == types and self.schema.get("default") is not None:
+            return "integer" if types == {"integer"} else "number"
         return "text"
 
     @property

@@ -43,11 +43,12 @@ def test_form_fields_follow_the_schema(context: EnvContext) -> None:
     search = _specs(context)["catalog_search"]
     widgets = {arg.name: (arg.widget, arg.required) for arg in argument_fields(search)}
     assert widgets["query"] == ("text", True)
-    assert widgets["max_price"] == ("number", False)
+    assert widgets["max_price"] == ("text", False), "no default: left empty, it is not sent"
     assert widgets["limit"] == ("integer", False)
     assert widgets["features"] == ("text", False)
     assert all(arg.hint for arg in argument_fields(search)), "every argument shows its description"
-    values = {"query": "usb charger", "max_price": 20.5, "limit": 5.0, "features": "fast, usb-c", "brand": " "}
+    values = {"query": "usb charger", "max_price": "20.5", "limit": 5.0, "features": "fast, usb-c", "brand": " ",
+              "min_price": ""}
     arguments = arguments_from_form(search, [values.get(arg.name) for arg in argument_fields(search)])
     # empty optional fields are left out (their defaults apply); a list is typed as "a, b"
     assert arguments == {"query": "usb charger", "max_price": 20.5, "limit": 5, "features": ["fast", "usb-c"]}
