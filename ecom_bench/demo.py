@@ -63,8 +63,8 @@ class ArgumentField:
     def widget(self) -> str:
         """'checkbox', 'integer' or 'number' (a number field, prefilled with the schema's default), or
         'text': strings, lists (`a, b` or JSON) and numbers with no default, typed as text so that an
-        empty field is not sent (Gradio reads an empty number field as 0, and a 0 filter is no
-        filter left out)."""
+        empty field is not sent (Gradio reads an empty number field as 0, and `max_price=0` is a
+        filter, not none)."""
         types = self.types - {"null"}
         if types == {"boolean"}:
             return "checkbox"
