@@ -7,6 +7,7 @@
     ecom-bench sweep --model M [--model M2] ...      models x envs x difficulties as an Inspect eval set
     ecom-bench leaderboard logs/sweep                table, CSV, plots and d50 from the logs
     ecom-bench play cart -d 3 [--strict]             be the agent yourself (/help inside)
+    ecom-bench demo [--port 7860]                    be the agent in a browser (extra `demo`)
     ecom-bench build-index                           pre-build the search index cache
     ecom-bench serve --envs C8 -d adaptive           the OpenEnv server (extra `train`)
 
@@ -70,6 +71,7 @@ def _int_at_least(minimum: int, maximum: int | None = None) -> Callable[[str], i
 
 
 _count, _non_negative, _port = _int_at_least(1), _int_at_least(0), _int_at_least(0, 65535)
+_listening_port = _int_at_least(1, 65535)
 
 
 _INDEX_HELP = "which task of the seed's sequence: 0, 1, ... (default 0)"
@@ -263,6 +265,17 @@ def cmd_serve(args: argparse.Namespace) -> None:
           embedder=args.embedder, curriculum_state=args.curriculum_state, **limits)
 
 
+def cmd_demo(args: argparse.Namespace) -> None:
+    try:
+        from ecom_bench.demo import check_can_listen, launch
+    except ImportError as e:
+        raise ImportError(f"demo needs gradio ({e.name or e} is missing): pip install -e \".[demo]\"") from None
+    check_can_listen(args.host, args.port)
+    page = launch(_context(args), args.host, args.port)
+    print(f"ecom-bench demo: open {page.local_url} in a browser (Ctrl-C stops it)", file=sys.stderr, flush=True)
+    page.block_thread()
+
+
 def _import_modules(argv: list[str] | None) -> None:
     """Import the `--import` modules first: the env choices of the commands come from the registry."""
     pre = argparse.ArgumentParser(add_help=False)
@@ -381,6 +394,14 @@ def main(argv: list[str] | None = None) -> int:
                    help="seconds between saves of --curriculum-state (default 30)")
     _catalog_args(p)
     p.set_defaults(fn=cmd_serve)
+    p = sub.add_parser("demo", help="play the agent in a browser: pick an episode, call tools through forms, "
+                       "see the reward and the hidden goal (extra `demo`)",
+                       description="Serve a web page (Gradio) where a person plays an episode as the agent, "
+                       "through the same episode loop as every other front. Offline: nothing is fetched.")
+    p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1: this machine only)")
+    p.add_argument("--port", type=_listening_port, default=7860, help="port to listen on (default 7860)")
+    _catalog_args(p)
+    p.set_defaults(fn=cmd_demo)
     args = parser.parse_args(argv)
     try:
         return args.fn(args) or 0  # a command returns an exit code only when it has one to give

@@ -44,7 +44,7 @@ META = {
     "quit": "leave now (Ctrl-D too); the game is recorded as unfinished",
 }
 _KEY_VALUE = re.compile(r"[A-Za-z_]\w*=")
-_KIND_NOTE = {"read": "counts against the tool budget", "write": "counts against the tool budget",
+KIND_NOTE = {"read": "counts against the tool budget", "write": "counts against the tool budget",
               "user": "free: a message to the customer", "final": "free: your final answer, ends the game"}
 
 
@@ -122,19 +122,19 @@ def parse_arguments(spec: ToolSpec, raw: str) -> dict[str, Any]:
     required = spec.parameters.get("required", [])
     sole = required[0] if len(required) == 1 else next(iter(properties)) if len(properties) == 1 else None
     if not _KEY_VALUE.match(raw) and len(properties) == 1 and sole is not None:
-        return {sole: _value(properties[sole], raw)}  # a lone argument takes the whole line, '=' and all
+        return {sole: read_value(properties[sole], raw)}  # a lone argument takes the whole line, '=' and all
     # each `key=` starts a new argument, so values need no quotes ("query=usb c charger max_price=20")
     chunks = re.split(r"\s+(?=[A-Za-z_]\w*=)", raw)
     arguments: dict[str, Any] = {}
     if not _KEY_VALUE.match(chunks[0]):
         if sole is None:
             raise ValueError(f"write key=value pairs, e.g. {_example_call(spec)}")
-        arguments[sole] = _value(properties[sole], chunks.pop(0))
+        arguments[sole] = read_value(properties[sole], chunks.pop(0))
     for chunk in chunks:
         key, _, text = chunk.partition("=")
         if key in arguments:
             raise ValueError(f"{key} is given twice")
-        arguments[key] = _value(properties.get(key), text)
+        arguments[key] = read_value(properties.get(key), text)
     return arguments
 
 
@@ -146,7 +146,7 @@ def _types(schema: dict[str, Any] | None) -> set[str]:
     return {schema["type"]} if "type" in schema else set()
 
 
-def _value(schema: dict[str, Any] | None, text: str) -> Any:
+def read_value(schema: dict[str, Any] | None, text: str) -> Any:
     """One typed value, read by the argument's type: text stays text for a string argument
     (`product_id=123` is the id "123"), JSON otherwise; a list also reads as `a,b,c`."""
     text = text.strip()
@@ -167,11 +167,11 @@ def _value(schema: dict[str, Any] | None, text: str) -> Any:
 
 
 # --------------------------------------------------------------------------- describing tools
-def _type_name(schema: dict[str, Any]) -> str:
+def type_name(schema: dict[str, Any]) -> str:
     if "anyOf" in schema:
-        return " or ".join(_type_name(s) for s in schema["anyOf"])
+        return " or ".join(type_name(s) for s in schema["anyOf"])
     if schema.get("type") == "array":
-        return f"list of {_type_name(schema.get('items', {}))}"
+        return f"list of {type_name(schema.get('items', {}))}"
     return str(schema.get("type", "any"))
 
 
@@ -184,12 +184,12 @@ def _signature(spec: ToolSpec) -> str:
 
 def describe_tool(spec: ToolSpec) -> str:
     """A tool as a person reads it: the call, what it does and costs, each argument's type and meaning."""
-    lines = [f"{_signature(spec)}    [{_KIND_NOTE[spec.kind]}]",
+    lines = [f"{_signature(spec)}    [{KIND_NOTE[spec.kind]}]",
              *textwrap.wrap(spec.description, WIDTH, initial_indent="    ", subsequent_indent="    ")]
     required = set(spec.parameters.get("required", []))
     for name, schema in spec.parameters.get("properties", {}).items():
         need = "required" if name in required else f"optional, default {json.dumps(schema.get('default'))}"
-        head = f"      {name} ({_type_name(schema)}, {need}): "
+        head = f"      {name} ({type_name(schema)}, {need}): "
         lines += textwrap.wrap(head + schema.get("description", ""), WIDTH, subsequent_indent=" " * 10)
     return "\n".join(lines)
 

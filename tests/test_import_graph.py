@@ -37,10 +37,12 @@ PACKAGE_DIR = Path(ecom_bench.__file__).parent
 
 #: The fronts over the core (direct children of ecom_bench): the Inspect face (tasks,
 #: scorers, providers, and _registry, Inspect's entry point), the training front (gymnasium,
-#: OpenEnv, TRL, Ray), the leaderboards (Inspect logs, plots), the command line and `play`.
-FRONTS = ("tasks", "scorers", "providers", "_registry", "training", "leaderboard", "cli", "play")
+#: OpenEnv, TRL, Ray), the leaderboards (Inspect logs, plots), the command line, `play` and `demo`
+#: (the browser page).
+FRONTS = ("tasks", "scorers", "providers", "_registry", "training", "leaderboard", "cli", "play", "demo")
 #: What the core must not load: the fronts' libraries, and those that load torch.
-HEAVY = ("inspect_ai", "trl", "ray", "openenv", "transformers", "torch", "sentence_transformers", "accelerate")
+HEAVY = ("inspect_ai", "trl", "ray", "openenv", "transformers", "torch", "sentence_transformers", "accelerate",
+         "gradio")
 #: (lower, higher): nothing in `lower` imports anything in `higher`, directly or through other modules.
 LAYERS = (
     ("catalog", "world"), ("catalog", "domains"), ("catalog", "users"), ("catalog", "envs"), ("catalog", "agents"),
