@@ -14,6 +14,7 @@ from inspect_ai.log import read_eval_log
 from inspect_ai.model import ChatMessageAssistant, execute_tools, get_model
 from inspect_ai.solver import system_message
 from inspect_ai.tool import ToolCall
+from inspect_ai.util import store
 
 from conftest import TEST_CATALOG_SIZE, score_parts
 from ecom_bench.leaderboard.config import agent_label
@@ -160,6 +161,29 @@ def test_an_agent_that_never_looks_up_the_episode_tools_is_a_clear_error(tmp_pat
     log = _eval(cart(**SMALL, agent=says_hello()), "ecom/oracle", tmp_path)
     assert log.status == "error"
     assert "tools=[ecom_tools()]" in log.error.message
+
+
+@agent
+def peeks_at_the_store(seen: list) -> Agent:
+    """react() on the episode's tools that, before each turn, records what the sample's store holds."""
+    inner = react(prompt="You are a shop's customer-service agent.", tools=[ecom_tools()], submit=False)
+
+    async def execute(state: AgentState) -> AgentState:
+        seen.append(dict(store().items()))
+        return await inner(state)
+
+    return execute
+
+
+def test_an_agent_under_test_cannot_read_the_hidden_goal_from_the_store(tmp_path):
+    """The store is the agent's too (it runs in the sample): the hidden goal is written there only
+    when the episode is over, for the scorers and the viewer."""
+    seen: list = []
+    log = _eval(cart(**SMALL, agent=peeks_at_the_store(seen)), "ecom/oracle", tmp_path)
+    assert log.status == "success", log.error
+    assert seen and all(not snapshot.get("EpisodeStore:hidden") for snapshot in seen)
+    assert all(sample.store["EpisodeStore:hidden"] for sample in log.samples)
+    assert all(score_parts(s)["success"] == 1.0 for s in log.samples)
 
 
 @pytest.mark.parametrize("not_an_agent", ["react", lambda state: state])

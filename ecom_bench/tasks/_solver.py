@@ -80,7 +80,9 @@ async def running_episode(state: TaskState, strict: bool, catalog: CatalogSpec, 
     episode = sample_episode(state.metadata, strict, catalog, embedder, customer_phraser(user))
     hidden = episode.problem.hidden_state()
     store_as(EpisodeStore)  # binds the store: every field in it from the start, as the viewer shows it
-    write_episode(state.store, env=episode.env.name, difficulty=episode.difficulty.level, hidden=hidden)
+    # The hidden goal enters the store only when the episode is over: an agent under test
+    # (`agent=`) runs in this sample and can read its store.
+    write_episode(state.store, env=episode.env.name, difficulty=episode.difficulty.level)
     state.messages = [ChatMessageSystem(content=episode.system_prompt()),
                       ChatMessageUser(content=await episode.aopen(), metadata={"act": "opening"})]
     live = live_sample.set(LiveSample(episode, hidden))
@@ -91,7 +93,7 @@ async def running_episode(state: TaskState, strict: bool, catalog: CatalogSpec, 
         # The store is written once at the end (each write re-validates the whole store
         # and is a logged change): the scorers read it, the viewer shows it.
         outcome = episode.result()
-        write_episode(state.store, turns=outcome.turns, user_acts=outcome.user_acts,
+        write_episode(state.store, hidden=hidden, turns=outcome.turns, user_acts=outcome.user_acts,
                       status=episode.status().to_dict(), outcome=outcome.to_dict())
 
 
