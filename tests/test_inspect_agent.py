@@ -270,3 +270,15 @@ def test_a_user_model_role_is_refused_from_python(tmp_path):
     assert log.status == "error"
     assert "the template customer uses no model" in log.error.message
 
+
+
+def test_an_agent_model_as_the_customer_is_refused_on_the_cli(tmp_path):
+    """ecom/* models play the agent from a live episode: as the customer's model they would fail every
+    sample; the one line names the customer models."""
+    proc = _cli("eval", "ecom_bench/cart", "-T", "user=llm", "--model", "ecom/oracle", "--model-role",
+                "user=ecom/oracle", "-T", "samples=1", "-T", f"catalog_size={TEST_CATALOG_SIZE}",
+                "--log-dir", str(tmp_path), "--display", "none", cwd=tmp_path)
+    assert proc.returncode != 0
+    lines = [line for line in (proc.stdout + proc.stderr).splitlines() if line.strip()]
+    assert len(lines) == 1 and "ecom-user/faithful" in lines[0] and "play the agent" in lines[0], lines
+    assert not list(tmp_path.glob("*.eval"))

@@ -220,6 +220,8 @@ def test_sweep_passes_model_roles_to_inspect(tmp_path, capsys):
     (["sweep", "--model", "ecom/oracle", "--log-dir", "x", "-T", "user=llm"], "--model-role user=<provider/model>"),
     (["sweep", "--model", "ecom/oracle", "--log-dir", "x", "--model-role", "user=ecom-user/faithful"],
      "the template customer uses no model: drop --model-role user=..."),
+    (["sweep", "--model", "ecom/oracle", "--log-dir", "x", "-T", "user=llm", "--model-role", "user=ecom/oracle"],
+     "the ecom/* models play the agent, not the customer"),
     (["sweep", "--model", "ecom/oracle", "--log-dir", "x", "--model-role", "user"],
      "--model-role takes ROLE=MODEL, got 'user'"),
     (["sweep", "--envs", "cart", "--log-dir", "x"], "the following arguments are required: --model"),

@@ -11,7 +11,7 @@ from __future__ import annotations
 import inspect
 import os
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -141,7 +141,7 @@ def _check_task_args(envs: tuple[str, ...], task_args: dict[str, Any]) -> None:
 
 def make_grid(models: list[str], envs: str, difficulties: str, samples: int, epochs: int = 1, seed: int = 0,
               catalog: str = "synthetic", catalog_size: int = DEFAULT_CATALOG_SIZE,
-              task_args: dict[str, Any] | None = None, model_roles: Iterable[str] = ()) -> SweepGrid:
+              task_args: dict[str, Any] | None = None, model_roles: Mapping[str, str] | None = None) -> SweepGrid:
     """Validate everything before any catalogue loads or model is called (`model_roles`: the roles
     named, which the customer `-T user=` must take)."""
     if not models:
@@ -153,7 +153,7 @@ def make_grid(models: list[str], envs: str, difficulties: str, samples: int, epo
             raise ValueError(f"{name} must be an integer >= 1, got {value}")
     env_names = resolve_envs(envs)
     _check_task_args(env_names, task_args or {})
-    check_roles_for_user((task_args or {}).get("user", USER_SIMULATOR), model_roles)
+    check_roles_for_user((task_args or {}).get("user", USER_SIMULATOR), model_roles or {})
     return SweepGrid(tuple(models), env_names, tuple(parse_difficulties(difficulties)), samples, epochs,
                      seed, catalog, catalog_size, dict(task_args or {}))
 

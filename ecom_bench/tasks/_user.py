@@ -15,7 +15,7 @@ repeat the customer's words), and its calls are in the log's model usage under t
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterable
+from collections.abc import Mapping
 from types import FrameType
 from typing import Any
 
@@ -30,6 +30,8 @@ USER_SIMULATOR = "template"
 LLM_USER = "llm"
 #: The customer simulators a task can run.
 USER_SIMULATORS = (USER_SIMULATOR, LLM_USER)
+#: The providers of the scripted agent models, which read a live episode, and of the scripted customer models.
+AGENT_MODELS, CUSTOMER_MODELS = "ecom/", "ecom-user/"
 #: The model role that words the customer.
 USER_ROLE = "user"
 
@@ -61,13 +63,18 @@ def check_user_role(user: str = USER_SIMULATOR, *, building: bool = False) -> No
     check_roles_for_user(user, model_roles())
 
 
-def check_roles_for_user(user: Any, roles: Iterable[str]) -> None:
-    """The model roles `roles` as the customer `user` (`-T user=`) needs them."""
+def check_roles_for_user(user: Any, roles: Mapping[str, object]) -> None:
+    """The model roles `roles` (role -> model or model name) as the customer `user` (`-T user=`) needs them."""
     given = USER_ROLE in roles
     if user == LLM_USER and not given:
         raise UserRoleError("-T user=llm needs the customer's model: --model-role user=<provider/model>")
     if user != LLM_USER and given:
         raise UserRoleError(f"the {user} customer uses no model: drop --model-role user=...")
+    model = str(roles.get(USER_ROLE, ""))
+    if model.startswith(AGENT_MODELS):
+        raise UserRoleError(f"--model-role user={model}: the {AGENT_MODELS}* models play the agent, not the "
+                            f"customer; the scripted customer models are {CUSTOMER_MODELS}<name> (e.g. "
+                            f"{CUSTOMER_MODELS}faithful)")
 
 
 def validate_user(user: Any) -> str:
