@@ -313,9 +313,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=_non_negative, default=0)
     p.add_argument("--max-tasks", type=_count, default=None, help="tasks run in parallel (Inspect's default)")
     p.add_argument("--display", default=None,
-                   choices=["full", "conversation", "rich", "plain", "log", "none", "lines"],
-                   help="Inspect's progress display, or 'lines': one line per finished task (default: 'full' on a "
-                        "terminal, 'lines' otherwise)")
+                   choices=["progress", "lines", "full", "conversation", "rich", "plain", "log", "none"],
+                   help="'progress' (default): one bar for the whole grid, a task that fails printed above it; "
+                        "'lines': one line per finished task; or one of Inspect's own displays")
     p.add_argument("--log-dir-allow-dirty", action="store_true",
                    help="let the log dir also hold logs of other runs (e.g. the same grid with other --samples); "
                         "the leaderboard counts each episode once, from its newest log, and keeps other task "
