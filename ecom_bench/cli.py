@@ -31,7 +31,7 @@ from collections.abc import Callable
 
 from ecom_bench.agents import get_policy
 from ecom_bench.difficulty import Difficulty, validate_level
-from ecom_bench.envs import env_names, resolve_envs
+from ecom_bench.envs import did_you_mean, env_names, resolve_envs
 from ecom_bench.envs.context import DEFAULT_CATALOG_SIZE, CatalogSpec, load_context
 from ecom_bench.episode import new_episode
 from ecom_bench.play import play
@@ -74,6 +74,14 @@ _count, _non_negative, _port = _int_at_least(1), _int_at_least(0), _int_at_least
 _listening_port = _int_at_least(1, 65535)
 
 
+def _env_name(name: str) -> str:
+    """An environment's name; a misspelt one is refused naming the closest (argparse's choices do not)."""
+    if name not in env_names():
+        raise argparse.ArgumentTypeError(f"unknown environment {name!r}{did_you_mean(name, env_names())}; "
+                                         f"environments: {', '.join(env_names())}")
+    return name
+
+
 _INDEX_HELP = "which task of the seed's sequence: 0, 1, ... (default 0)"
 
 
@@ -88,7 +96,8 @@ def _catalog_args(p: argparse.ArgumentParser) -> None:
 
 
 def _common(p: argparse.ArgumentParser) -> None:
-    p.add_argument("env", choices=env_names(), help="the environment (`ecom-bench envs` lists them)")
+    p.add_argument("env", type=_env_name, metavar="ENV",
+                   help=f"the environment: {', '.join(env_names())} (`ecom-bench envs` lists them)")
     p.add_argument("-d", "--difficulty", type=_level, default=0,
                    help="difficulty level d >= 0 (default 0; the published scale tops at 12)")
     p.add_argument("--seed", type=_non_negative, default=0,
@@ -332,9 +341,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=_non_negative, default=0)
     p.add_argument("--max-tasks", type=_count, default=None, help="tasks run in parallel (Inspect's default)")
     p.add_argument("--display", default=None,
-                   choices=["full", "conversation", "rich", "plain", "log", "none", "lines"],
-                   help="Inspect's progress display, or 'lines': one line per finished task (default: 'full' on a "
-                        "terminal, 'lines' otherwise)")
+                   choices=["progress", "lines", "full", "conversation", "rich", "plain", "log", "none"],
+                   help="'progress' (default): one bar for the whole grid, a task that fails printed above it; "
+                        "'lines': one line per finished task; or one of Inspect's own displays")
     p.add_argument("--log-dir-allow-dirty", action="store_true",
                    help="let the log dir also hold logs of other runs (e.g. the same grid with other --samples); "
                         "the leaderboard counts each episode once, from its newest log, and keeps other task "

@@ -111,7 +111,8 @@ def test_missing_catalogue_name_is_named():
     ("cart,,tracking", "has an empty name between commas"),
     (None, "envs must name a collection (C1, C2, C4, C8) or a comma list of environments, got None"),
     (5, "got 5"),
-    (["cart", "discovry"], "unknown environment 'discovry' in envs='cart,discovry'"),
+    (["cart", "discovry"], "unknown environment 'discovry' in envs='cart,discovry' (did you mean 'discovery'?)"),
+    ("c9", "unknown environment 'c9' in envs='c9'; environments:"),
 ])
 def test_collection_envs_fail_fast(envs, message):
     with pytest.raises(ValueError) as e:
@@ -174,6 +175,16 @@ def test_inspect_eval_cli_rejects_a_misspelt_scripted_model(tmp_path):
     assert " ".join(proc.stdout.split()).startswith("unknown scripted model 'ecom/orcale'; available: ecom/oracle")
 
 
+def test_a_misspelt_task_name_gets_inspects_own_one_line(tmp_path):
+    """Inspect alone resolves a task name (its registry, then files): the documented message, exit 1.
+    `ecom-bench show carts` is where a misspelt name gets the closest ones."""
+    proc = subprocess.run([str(BIN / "inspect"), "eval", "ecom_bench/carts", "--model", "ecom/oracle",
+                           "--log-dir", str(tmp_path)], capture_output=True, text=True, timeout=300)
+    output = proc.stdout + proc.stderr
+    assert proc.returncode == 1 and "Traceback" not in output, output
+    assert "No inspect tasks were found at the specified paths." in " ".join(output.split())
+
+
 @pytest.mark.parametrize("model,model_args,message", [
     ("ecom/orcale", {}, "unknown scripted model 'ecom/orcale'; available: ecom/oracle, ecom/heuristic"),
     ("ecom/oracle", {"temperature_x": 1}, "scripted model 'ecom/oracle' takes no model args, got: temperature_x"),
@@ -194,7 +205,6 @@ def _argparse_error(capsys, argv: list[str]) -> str:
 
 
 @pytest.mark.parametrize("argv,message", [
-    (["show", "carts"], "invalid choice: 'carts'"),
     (["show", "cart", "-d", "-1"], "difficulty must be a non-negative integer, got '-1'"),
     (["show", "cart", "-d", "1.5"], "difficulty must be a non-negative integer, got '1.5'"),
     (["show", "cart", "-d", "abc"], "difficulty must be a non-negative integer, got 'abc'"),
@@ -213,6 +223,9 @@ def _argparse_error(capsys, argv: list[str]) -> str:
     (["build-index", "--catalog-size", "abc"], "argument --catalog-size: invalid int value: 'abc'"),
     (["teleport"], "invalid choice: 'teleport'"),
     (["serve", "--port", "99999"], "argument --port: must be an integer between 0 and 65535, got '99999'"),
+    (["show", "carts"], "argument ENV: unknown environment 'carts' (did you mean 'cart'?); environments: cart, "),
+    (["run", "discovry", "-n", "1"], "unknown environment 'discovry' (did you mean 'discovery'?)"),
+    (["play", "C8"], "unknown environment 'C8'; environments: cart, "),
 ])
 def test_cli_argument_errors(capsys, argv, message):
     assert message in _argparse_error(capsys, argv)
@@ -223,6 +236,7 @@ def test_cli_argument_errors(capsys, argv, message):
     (["run", "cart", "--catalog-size", "-5", "-n", "1"], "catalog_size must be an integer >= 500, got -5"),
     (["run", "cart", "--policy", "bogus", "-n", "1"], "no scripted policy 'bogus' for env 'cart'"),
     (["core-sweep", "C9"], "unknown environment 'C9'"),
+    (["core-sweep", "trakcing"], "unknown environment 'trakcing' in envs='trakcing' (did you mean 'tracking'?)"),
     (["core-sweep", ""], "envs must name a collection"),
     (["core-sweep", "cart,cart"], "names an environment twice"),
     (["core-sweep", "cart", "--policies", "oracle", "bogus", "-n", "1"], "no scripted policy 'bogus'"),
@@ -277,6 +291,57 @@ def test_a_catalogue_too_small_for_an_env_is_named_not_a_hang():
     assert "no bundle project has enough categories" in outcomes["bundle"]
     with pytest.raises(CatalogTooSparse, match="has no in-stock product with variants"):
         get_env("substitution").generate(context, 7, Difficulty.from_level(3))
+
+
+def _leaves_context(tmp_path: Path, leaves: int):  # noqa: ANN202
+    """A loaded catalogue of `leaves` leaf categories, 8 products each."""
+    from ecom_bench.catalog.loaders import load_catalog
+    from ecom_bench.catalog.search import SearchEngine
+    from ecom_bench.envs.context import EnvContext
+
+    rows = [{"parent_asin": f"C{c:02d}P{i:02d}", "title": f"Brand{i} Model {c}x{i} Gadget{c}", "price": 10 + i + c,
+             "store": f"Brand{i % 3}", "categories": ["Things", f"Gadget{c}s"]} for c in range(leaves) for i in range(8)]
+    path = tmp_path / f"leaves{leaves}.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    catalog = load_catalog(str(path))
+    return EnvContext(catalog, SearchEngine(catalog, get_embedder()))
+
+
+@pytest.mark.parametrize("env", ["returns", "tracking"])
+def test_an_order_history_needs_nine_leaf_categories_and_says_so(tmp_path, env):
+    """The minimum docs/catalogue.md states, and the error names it with the catalogue's own count."""
+    from ecom_bench.envs import get_env
+
+    with pytest.raises(ValueError, match="needs at least 9 leaf categories, 8 for the account's older orders .*"
+                                         "this catalogue has 8, 8 of them used by this world's orders"):
+        get_env(env).generate(_leaves_context(tmp_path, 8), 0, Difficulty.from_level(6))
+    for d in (0, 6, 12):
+        get_env(env).generate(_leaves_context(tmp_path, 9), 0, Difficulty.from_level(d))
+
+
+@pytest.mark.parametrize("d,fewest", [(0, 41), (2, 25), (4, 20), (6, 19), (12, 19)])
+def test_two_order_histories_in_one_world_need_the_leaves_docs_state(tmp_path, d, fewest):
+    """A journey's return and tracking requests: 9 leaves plus the first history's groups."""
+    from ecom_bench.envs import get_env
+    from ecom_bench.envs.base import new_world
+
+    level = Difficulty.from_level(d)
+    for leaves, works in ((fewest - 1, False), (fewest, True)):
+        world = new_world(_leaves_context(tmp_path, leaves), "journey", 0, level)
+        get_env("returns").build(world, 1, level, intent=0)
+        if works:
+            get_env("tracking").build(world, 2, level, intent=1)
+        else:
+            with pytest.raises(ValueError, match=f"this catalogue has {leaves}, .*used by this world's orders"):
+                get_env("tracking").build(world, 2, level, intent=1)
+
+
+def test_bundle_on_a_loaded_catalogue_says_it_needs_the_synthetic_leaves(tmp_path):
+    from ecom_bench.envs import get_env
+
+    with pytest.raises(ValueError, match="it has 0 of the 64 the projects name\\): bundle, and a journey that "
+                                         "draws a bundle request, needs leaf categories named as the synthetic"):
+        get_env("bundle").generate(_leaves_context(tmp_path, 9), 0, Difficulty.from_level(3))
 
 
 # ------------------------------------------------------------------ corrupt index cache

@@ -81,3 +81,41 @@ def test_each_world_is_generated_once_per_sample(tmp_path, monkeypatch):
     monkeypatch.setattr(type(env), "generate", lambda self, *a, **k: calls.append(1) or original(self, *a, **k))
     run(tasks.cart, "ecom/oracle", tmp_path, difficulty=3, samples=4)
     assert len(calls) == 4
+
+
+class _Thorough:
+    """An agent that spends each turn's whole tool budget, one call a generation, before every
+    message, and never answers: the longest conversation the customer's patience allows."""
+
+    name = "thorough"
+    reads_hidden_goal = False
+
+    def act(self, messages, hidden, status):  # noqa: ANN001, ANN201
+        from ecom_bench.conversation import AgentAction, ToolCallRequest
+
+        if status.calls_left:
+            return AgentAction("", (ToolCallRequest("cart_view", {}, f"call-{status.step}"),))
+        return AgentAction("Could you tell me a little more, please?")
+
+
+@pytest.mark.parametrize("env", list(ENVIRONMENTS))
+def test_no_message_limit_binds_before_the_episode_ends(env):
+    """Inspect's message limit never ends a sample the episode would go on with: at d = 12 it is
+    at least the messages of an episode running to its step cap, one call a generation (none: no limit)."""
+    from ecom_bench.episode import new_episode
+
+    task = getattr(tasks, env)(difficulty=12, samples=1, catalog_size=TEST_CATALOG_SIZE)
+    most = 2 + 2 * new_episode(env, 12, 0, 0).status().max_steps  # system + opening, then call + result per step
+    assert task.message_limit is None or task.message_limit >= most
+
+
+def test_a_long_journey_runs_to_the_customers_patience_through_inspect(tmp_path, monkeypatch):
+    """A journey at d = 12 holds 50 turns of 7 calls: ~800 messages for an agent making one call a
+    generation. It ends on the customer's patience, not on a message count."""
+    from ecom_bench.providers import scripted
+
+    monkeypatch.setattr(scripted, "get_policy", lambda env, name: _Thorough())
+    log = run(tasks.journey, "ecom/oracle", tmp_path, difficulty=12, samples=1)
+    [sample] = log.samples
+    assert len(sample.messages) > 400 and sample.limit is None
+    assert sample.store["EpisodeStore:outcome"]["end"] == "user_quit"

@@ -177,7 +177,7 @@ def test_sweep_passes_model_generation_and_task_options_to_inspect(tmp_path, cap
     lines = [line for line in err.splitlines() if line.startswith("[")]
     assert len(lines) == 2 and any(line.startswith("[1/2] ") and " d=0 ecom/heuristic: success " in line
                                    for line in lines)
-    assert len(err.strip().splitlines()) == 4  # the plan, a line per task, the summary
+    assert len(err.strip().split("\n")) == 4, err  # the plan, a line per task, the summary (bars: "\r")
     headers = [read_eval_log(info, header_only=True).eval for info in list_eval_logs(str(logs))]
     assert len(headers) == 2
     for spec in headers:
@@ -267,3 +267,41 @@ def test_leaderboard_of_an_interrupted_sweep_says_so(tmp_path, capsys):
     write_eval_log(started, str(tmp_path / "stopped" / "stopped.eval"))
     assert main(["leaderboard", str(tmp_path / "stopped")]) == 2
     assert "an interrupted sweep? Rerun `ecom-bench sweep`" in capsys.readouterr().err
+
+
+def test_sweep_shows_one_progress_bar_and_keeps_errors_on_screen(tmp_path, capsys, context):
+    """The default display: the plan, one bar redrawn in place (no line per task), the summary;
+    a task that ends in an error is printed above the bar as a line of its own. (`context`: the
+    index cache is warm, so no index build shows a bar of its own.)"""
+
+    from inspect_ai.log import EvalError, read_eval_log
+
+    from ecom_bench.leaderboard.progress import sweep_display
+
+    logs = tmp_path / "sweep"
+    argv = ["sweep", "--model", "ecom/oracle", "--model", "ecom/random", "--envs", "cart,tracking", "--difficulties",
+            "0,3", "--samples", "1", "--log-dir", str(logs), "--catalog-size", str(TEST_CATALOG_SIZE)]
+    assert main(argv) == 0
+    err = capsys.readouterr().err
+    # lines end in "\n", a bar's redraws in "\r"; what stays on screen is each line's last redraw
+    shown = [line.split("\r")[-1] for line in err.strip().split("\n")]
+    assert shown[0].startswith("sweep: 2 model(s) x 2 env(s)") and shown[-1].startswith("all 8 tasks complete")
+    assert "8/8" in shown[-2] and "8 samples; last: " in shown[-2]
+    # in between only bars (an index build on a cold cache shows its own): no line per task
+    assert all("|" in line or not line.strip(" \x1b[A") for line in shown[1:-1]), shown
+    assert main(argv) == 0  # a rerun runs nothing and still ends full
+    assert "8/8" in capsys.readouterr().err.split("\r")[-1]
+
+    log = read_eval_log(str(next(logs.glob("*.eval"))))
+    failed = log.model_copy(update={"status": "error", "error": EvalError(message="Connection error.", traceback="",
+                                                                           traceback_ansi="")})
+    with sweep_display("progress", 2) as reporter:
+        reporter.report(failed)
+        reporter.report(log)
+        reporter.close(None)
+    err = capsys.readouterr().err
+    shown = [line.split("\r")[-1] for line in err.split("\n")]
+    assert [line for line in shown if line.startswith("error: ")] == [
+        f"error: {failed.eval.task.rsplit('/', 1)[-1]} d={failed.eval.task_args['difficulty']} "
+        f"{failed.eval.model}: error (Connection error.)"]
+    assert "1/2" in err.split("\r")[-1] and "1 failed" in err.split("\r")[-1]

@@ -1,11 +1,11 @@
 """A model behind an OpenAI-compatible server (vLLM, SGLang, llama.cpp, Ollama), through Inspect.
 
-The README's recipe (`--model openai-api/<name>/<model>` with `<NAME>_BASE_URL` and
+docs/evaluation.md's recipe (`--model openai-api/<name>/<model>` with `<NAME>_BASE_URL` and
 `<NAME>_API_KEY`) is run against a fake server whose models are our scripted agents
 (`fake_openai_server.py`), through Inspect's real `openai-api` provider and the real `openai`
 SDK: every env's tools must be accepted, every tool result and customer reply must cross the
 wire unchanged, and the scores must be those of the in-process scripted provider
-(`ecom/<policy>`). An unreachable server must fail fast with the retry options the README gives.
+(`ecom/<policy>`). An unreachable server must fail fast with the retry options docs/evaluation.md gives.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from inspect_ai.log import read_eval_log
 from ecom_bench import tasks
 from ecom_bench.envs import COLLECTIONS, env_names
 
-README = Path(__file__).resolve().parent.parent / "README.md"
+EVALUATION_DOC = Path(__file__).resolve().parent.parent / "docs" / "evaluation.md"
 #: Low difficulty, two samples per env: the wire, not the envs, is under test here.
 DIFFICULTY, SAMPLES = 2, 2
 #: The heuristic over C8 at a harder level (it asks, is corrected, errs): one sample per env.
@@ -132,7 +132,7 @@ def _closed_port() -> int:
 
 
 def test_an_unreachable_server_fails_fast_with_the_documented_options(monkeypatch, tmp_path):
-    """Without limits Inspect retries a refused connection for minutes; with the README's
+    """Without limits Inspect retries a refused connection for minutes; with docs/evaluation.md's
     `--max-retries`/`--timeout` the sample errors within seconds, naming the connection."""
     monkeypatch.setenv("FAKE_BASE_URL", f"http://127.0.0.1:{_closed_port()}/v1")
     monkeypatch.setenv("FAKE_API_KEY", "x")
@@ -147,17 +147,17 @@ def test_an_unreachable_server_fails_fast_with_the_documented_options(monkeypatc
     assert "APIConnectionError" in log.error.message and "Connection error" in log.error.traceback
 
 
-def _readme_command() -> list[str]:
-    """The README's vLLM command line (the recipe every local server shares)."""
-    [line] = [line for line in README.read_text().splitlines()
+def _documented_command() -> list[str]:
+    """docs/evaluation.md's vLLM command line (the recipe every local server shares)."""
+    [line] = [line for line in EVALUATION_DOC.read_text().splitlines()
               if line.startswith("inspect eval ecom_bench/") and "openai-api/vllm/" in line]
     return shlex.split(line.split("#")[0])
 
 
-def test_the_readme_recipe_runs_as_written(context, tmp_path, monkeypatch):
+def test_the_documented_recipe_runs_as_written(context, tmp_path, monkeypatch):
     """`inspect eval ... --model openai-api/<name>/<model>` with `<NAME>_BASE_URL` and
-    `<NAME>_API_KEY`, as the README gives it for vLLM, against the fake server: exit 0, scored."""
-    command = _readme_command()
+    `<NAME>_API_KEY`, as docs/evaluation.md gives it for vLLM, against the fake server: exit 0, scored."""
+    command = _documented_command()
     env = command[2].removeprefix("ecom_bench/")
     difficulty = int(re.search(r"difficulty=(\d+)", " ".join(command)).group(1))
     model_at = command.index("--model") + 1

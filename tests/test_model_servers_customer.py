@@ -1,6 +1,6 @@
 """The LLM customer's model behind an OpenAI-compatible server, through Inspect.
 
-`-T user=llm` with `--model-role user=openai-api/<name>/<model>` (the README's recipe for a
+`-T user=llm` with `--model-role user=openai-api/<name>/<model>` (docs/evaluation.md's recipe for a
 local server) is run against the fake server playing a faithful customer model
 (`fake_openai_server.py`: it rewords the prompt's reference draft, every fact kept), through
 Inspect's real `openai-api` provider and the real `openai` SDK: every env's customer prompts must
@@ -25,7 +25,7 @@ from inspect_ai.log import read_eval_log
 from ecom_bench import tasks
 from ecom_bench.envs import env_names
 
-README = Path(__file__).resolve().parent.parent / "README.md"
+EVALUATION_DOC = Path(__file__).resolve().parent.parent / "docs" / "evaluation.md"
 DIFFICULTY, SAMPLES = 2, 2
 CUSTOMER = "openai-api/fake/faithful"
 
@@ -85,19 +85,19 @@ def test_a_customer_model_is_not_served_an_agent_conversation(fake):
         fake.answer({"model": "faithful", "messages": agent_like})
 
 
-def _readme_command() -> list[str]:
-    """The README's command for a customer model behind a local server (continuation lines joined)."""
-    text = README.read_text().replace("\\\n", " ")
+def _documented_command() -> list[str]:
+    """docs/evaluation.md's command for a customer model behind a local server (continuation lines joined)."""
+    text = EVALUATION_DOC.read_text().replace("\\\n", " ")
     [line] = [line for line in text.splitlines()
               if line.startswith("inspect eval ecom_bench/") and "user=llm" in line and "openai-api/vllm/" in line]
     return shlex.split(line.split("#")[0])
 
 
-def test_the_readme_customer_recipe_runs_as_written(context, tmp_path, monkeypatch):
-    """`--model-role user="{model: openai-api/<name>/<model>, ...}" --cache` as the README gives it,
-    the agent an in-process scripted one (the README's is a hosted model), the customer the fake
+def test_the_documented_customer_recipe_runs_as_written(context, tmp_path, monkeypatch):
+    """`--model-role user="{model: openai-api/<name>/<model>, ...}" --cache` as docs/evaluation.md gives it,
+    the agent an in-process scripted one (docs/evaluation.md's is a hosted model), the customer the fake
     server's: exit 0, every sample a success, the guards' counts clean."""
-    command = _readme_command()
+    command = _documented_command()
     command[command.index("--model") + 1] = "ecom/oracle"
     role_at = command.index("--model-role") + 1
     assert "openai-api/vllm/" in command[role_at]

@@ -9,7 +9,9 @@ entry-point group, and then runs through every front like a built-in one.
 
 from __future__ import annotations
 
+import difflib
 import importlib
+from collections.abc import Iterable
 from importlib.metadata import entry_points
 
 from ecom_bench.envs.base import EnvAxis, Environment, JourneyRole, Problem, SubTask, Verdict
@@ -101,6 +103,19 @@ def env_names() -> tuple[str, ...]:
     return tuple(ENVIRONMENTS)
 
 
+def did_you_mean(name: object, known: Iterable[str]) -> str:
+    """' (did you mean 'cart'?)' for a misspelt name, or '' when nothing known is close."""
+    close = difflib.get_close_matches(str(name), list(known), n=2, cutoff=0.6)
+    return f" (did you mean {' or '.join(repr(c) for c in close)}?)" if close else ""
+
+
+def unknown_env_message(name: object, where: str = "") -> str:
+    """One line for a name that is neither an environment nor a collection, naming the closest."""
+    load_plugins()
+    return (f"unknown environment {name!r}{where}{did_you_mean(name, [*ENVIRONMENTS, *COLLECTIONS])}; environments: "
+            f"{', '.join(ENVIRONMENTS)}; collections: {', '.join(COLLECTIONS)}")
+
+
 def get_env(name: str) -> Environment:
     """The environment called `name` (one shared, stateless instance per process)."""
     if name not in ENVIRONMENTS:
@@ -108,7 +123,7 @@ def get_env(name: str) -> Environment:
     try:
         entry = ENVIRONMENTS[name]
     except (KeyError, TypeError):
-        raise ValueError(f"unknown environment {name!r}; available: {', '.join(ENVIRONMENTS)}") from None
+        raise ValueError(unknown_env_message(name)) from None
     if isinstance(entry, str):
         module, _, cls = entry.partition(":")
         entry = ENVIRONMENTS[name] = getattr(importlib.import_module(module), cls)()
@@ -186,13 +201,12 @@ def resolve_envs(spec: str) -> tuple[str, ...]:
     load_plugins()
     for n in names:
         if n not in ENVIRONMENTS:
-            raise ValueError(f"unknown environment {n!r} in envs={spec!r}; environments: "
-                             f"{', '.join(ENVIRONMENTS)}; collections: {', '.join(COLLECTIONS)}")
+            raise ValueError(unknown_env_message(n, f" in envs={spec!r}"))
     if len(set(names)) != len(names):
         raise ValueError(f"envs={spec!r} names an environment twice")
     return names
 
 
 __all__ = ["BUILTIN_ENVS", "COLLECTIONS", "ENTRY_POINT_GROUP", "ENVIRONMENTS", "EnvAxis", "Environment",
-           "JourneyRole", "Problem", "SubTask", "Verdict", "check_contract", "env_names", "get_env", "load_plugins",
-           "register_env", "resolve_envs", "unregister_env"]
+           "JourneyRole", "Problem", "SubTask", "Verdict", "check_contract", "did_you_mean", "env_names", "get_env", "load_plugins",
+           "register_env", "resolve_envs", "unknown_env_message", "unregister_env"]

@@ -10,8 +10,7 @@ from __future__ import annotations
 
 import inspect
 import os
-import sys
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -159,17 +158,16 @@ def make_grid(models: list[str], envs: str, difficulties: str, samples: int, epo
 
 
 def default_display() -> str | None:
-    """Inspect's live display on a terminal (or `INSPECT_DISPLAY`), one line per task otherwise."""
-    if os.environ.get("INSPECT_DISPLAY"):
-        return None
-    return "full" if sys.stdout.isatty() else "lines"
+    """The sweep's one progress bar (`progress.py`), or Inspect's display when `INSPECT_DISPLAY` names one."""
+    return None if os.environ.get("INSPECT_DISPLAY") else "progress"
 
 
 def run_sweep(grid: SweepGrid, log_dir: str, max_tasks: int | None = None, display: str | None = None,
               model: ModelOptions | None = None, **eval_options: Any) -> tuple[bool, list[EvalLog]]:
     """Run (or complete) the grid as an Inspect eval set under `log_dir`.
 
-    `display="lines"` runs Inspect silently and prints one line per finished task (`progress.py`).
+    `display`: "progress" (one bar for the grid) or "lines" (a line per finished task) run Inspect
+    silently and report through its hooks (`progress.py`); anything else is Inspect's own display.
     """
     model = model or ModelOptions()
     task_list = [getattr(tasks, env)(difficulty=d, samples=grid.samples, seed=grid.seed, catalog=grid.catalog,
@@ -178,9 +176,11 @@ def run_sweep(grid: SweepGrid, log_dir: str, max_tasks: int | None = None, displ
     options: dict[str, Any] = dict(log_dir=log_dir, model=list(grid.models), epochs=grid.epochs, max_tasks=max_tasks,
                                    model_args=model.model_args, model_base_url=model.model_base_url,
                                    model_roles=model.model_roles or None, **model.generate, **eval_options)
-    if display != "lines":
+    if display not in ("progress", "lines"):
         return eval_set(task_list, display=display, **options)  # type: ignore[arg-type]
-    from ecom_bench.leaderboard.progress import task_lines  # registers its Inspect hook
+    from ecom_bench.leaderboard.progress import sweep_display  # registers its Inspect hooks
 
-    with task_lines(grid.tasks):
-        return eval_set(task_list, display="none", **options)
+    with sweep_display(display, grid.tasks) as reporter:
+        done, logs = eval_set(task_list, display="none", **options)
+        reporter.close(logs)
+    return done, logs

@@ -29,8 +29,12 @@ from ecom_bench.tasks._solver import customer_conversation
 from ecom_bench.tasks._user import USER_SIMULATOR, validate_user
 
 DEFAULT_SAMPLES = 100
-#: A hard ceiling on messages per sample; the episode's own budgets end it first.
-MESSAGE_LIMIT = 400
+#: No Inspect message limit: the episode's own caps end every sample (the customer's patience,
+#: the per-turn tool budget and its refusals, and the step cap, `Episode.max_steps` generations).
+#: A fixed count would bind first on long episodes (a journey at d = 12 runs 50 turns of up to 7
+#: calls each, ~800 messages for an agent making one call a generation), and no fixed count bounds
+#: the messages of a generation holding many tool calls, so none could be set that never binds.
+MESSAGE_LIMIT: int | None = None
 #: Bumped when a change to the tasks makes earlier logs incomparable (recorded as Inspect's task version).
 TASK_VERSION = 1
 

@@ -33,7 +33,7 @@ _PARAMS_DOC = """
         catalog_seed: Seed of the synthetic catalogue.
         embedder: "wordllama" (offline default) or "st:<model name or local path>".
         agent: An Inspect agent taking the agent's turns, e.g. `react(tools=[ecom_tools()], submit=False)`
-            (Python only; see README "Evaluating your own agent"). Default: the model under test
+            (Python only; see docs/evaluation.md "Evaluating your own agent"). Default: the model under test
             drives the episode directly.
         user: The customer simulator: "template" (its own words; a `user` model role is refused) or
             "llm" (its decisions worded by the `--model-role user=` model, behind guards).

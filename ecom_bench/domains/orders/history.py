@@ -330,8 +330,13 @@ def build_order_history(world: World, rng: random.Random, process: GroupProcess,
         if len(pool):  # a leaf has dozens of products: fewer than n only at absurd d
             groups.append((leaf, _group_products(rng, catalog, pool, n, process.similar_share)))
     if not groups:
-        raise CatalogTooSparse.lacking(catalog, "leaf category for a look-alike order group that no order of "
-                                                "this account uses yet")
+        raise CatalogTooSparse.lacking(
+            catalog, "leaf category for a look-alike order group that no order of this world uses yet",
+            f": an order history (returns, tracking) needs at least {BACKGROUND_LEAVES + 1} leaf categories, "
+            f"{BACKGROUND_LEAVES} for the account's older orders and one per look-alike group, and a second one "
+            f"in the same world (a journey's return and tracking requests) {BACKGROUND_LEAVES + 1} plus the "
+            f"first one's groups ({group_count(1)} at d = 0-1, {group_count(4)} from d = 6); this catalogue has "
+            f"{len(by_leaf)}, {len(taken)} of them used by this world's orders (docs/catalogue.md)")
 
     def background_product(exclude: list[int]) -> int:
         """A random row of the background leaves not in `exclude` (rows are products: ids are unique)."""

@@ -91,8 +91,13 @@ def compose(n: int, rng: random.Random, available: Callable[[str], bool]) -> tup
     usable = {p.name: [c for c in p.categories if available(c)] for p in PROJECTS}
     candidates = [p for p in PROJECTS if len(usable[p.name]) >= min(n, 3)]
     if not candidates:
-        raise ValueError("no bundle project has enough categories with in-stock products in this catalogue "
-                         f"(need {min(n, 3)}); the catalogue must cover the taxonomy's leaves")
+        covered = sorted({c for cats in usable.values() for c in cats})
+        raise ValueError(
+            f"no bundle project has enough categories with in-stock products in this catalogue (need {min(n, 3)} "
+            f"of one project's; it has {len(covered)} of the {len({c for p in PROJECTS for c in p.categories})} "
+            "the projects name): bundle, and a journey that draws a bundle request, needs leaf categories named "
+            "as the synthetic catalogue's ('Camping Tents', 'Sleeping Bags', 'Water Bottles', ...), so in "
+            "practice the synthetic catalogue (docs/catalogue.md)")
     primary = rng.choice(candidates)
     chosen = [primary]
     pool = usable[primary.name]
