@@ -38,7 +38,7 @@ def test_oracle_succeeds_through_inspect(tmp_path, d):
 def test_scores_explanations_and_metadata(tmp_path):
     log = run("ecom/heuristic", tmp_path, difficulty=3, samples=4)
     s = log.samples[0]
-    assert set(s.scores) == {"task", "efficiency", "hallucination", "total", "success"}
+    assert set(s.scores) == {"task", "efficiency", "hallucination", "total", "success", "solved"}
     score = s.scores["total"]
     assert "Unit F1" in score.explanation and "Turns" in score.explanation
     md = score.metadata

@@ -15,6 +15,7 @@ from ecom_bench.conversation import AgentAction, EpisodeStatus, Message, ToolCal
 from ecom_bench.episode import new_episode
 from ecom_bench.runner import run_policy
 from ecom_bench.scorers._answer import answer_text
+from ecom_bench.scorers._markdown import from_markdown
 from ecom_bench.tasks import journey
 
 WRONG = {"product_id": "P1", "title": "Rustica Foods RusticRoast Olive Oil, Tin, Peppery",
@@ -90,14 +91,17 @@ def test_journey_answer_lists_every_request(context):
     """`answer` shows each request's final answer (it showed only the last one)."""
     run = run_policy(new_episode("journey", 6, 0, 1, context=context), get_policy("journey", "oracle"))
     final = run.result.final_state
-    shown = json.loads(answer_text(final, "journey"))
+    shown = json.loads(answer_text(final, "journey", run.result.end_reason))
     assert len(shown) == len(final["answers"]) >= 2
     assert [a["request"] for a in shown] == [a["intent"] + 1 for a in final["answers"]]
     assert [a["answer"] for a in shown] == [a["arguments"] for a in final["answers"]]
     # an atomic env still shows its one final answer
     tracking = {"final_answer": {"order_id": "ORD-1", "status": "delivered"}, "answers": [], "cart": []}
-    assert json.loads(answer_text(tracking, "tracking")) == {"order_id": "ORD-1", "status": "delivered"}
-    assert json.loads(answer_text({"final_answer": None, "cart": []}, "cart")) == {"cart": []}
+    assert json.loads(answer_text(tracking, "tracking", "answered")) == {"order_id": "ORD-1", "status": "delivered"}
+    # no final answer: said so, with how the episode ended (the cart read as a submitted answer)
+    assert answer_text({"final_answer": None, "cart": []}, "cart", "user quit: patience exhausted; no final answer") \
+        == "(no final answer: user quit: patience exhausted)"
+    assert answer_text({"final_answer": None, "answers": []}, "journey", "stalled") == "(no final answer: stalled)"
 
 
 def test_scripted_agents_report_no_token_usage_and_journey_answers_in_the_log(tmp_path):
@@ -107,5 +111,5 @@ def test_scripted_agents_report_no_token_usage_and_journey_answers_in_the_log(tm
     usage = log.stats.model_usage["ecom/oracle"]
     assert (usage.input_tokens, usage.output_tokens, usage.total_tokens) == (0, 0, 0)
     [sample] = log.samples
-    shown = json.loads(sample.scores["total"].answer)
+    shown = json.loads(from_markdown(sample.scores["total"].answer))
     assert len(shown) == len(sample.scores["total"].metadata["hidden_goal"]["goal"]["intents"])

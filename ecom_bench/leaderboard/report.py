@@ -8,6 +8,7 @@ bootstrap interval (`frontier.py`).
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
@@ -70,14 +71,36 @@ def _row(model: str, env: str, episodes: pd.DataFrame, resamples: int, with_fron
                difficulties=tuple(sorted(int(d) for d in per_sample["difficulty"].unique())))
 
 
+def model_ranking(episodes: pd.DataFrame) -> list[str]:
+    """The models best first: by mean success over all their episodes (samples weighted equally,
+    as in the table), ties by mean r_total (the headline), then by name."""
+    per_sample = episodes.groupby(["model", "sample"]).agg(success=("success", "mean"), total=("total", "mean"))
+    means = per_sample.groupby("model").mean()
+    key = {str(m): (-float(r.success), -float(r.total), str(m)) for m, r in means.iterrows()}
+    return sorted(key, key=key.__getitem__)
+
+
+def env_order(envs: Iterable[str]) -> list[str]:
+    """The envs in the package's own order (C8's: cart first, journey last), any others after by name."""
+    from ecom_bench.envs import ENVIRONMENTS
+
+    known = list(ENVIRONMENTS)
+    return sorted(set(envs), key=lambda e: (known.index(e) if e in known else len(known), e))
+
+
 def leaderboard_rows(episodes: pd.DataFrame, resamples: int = BOOTSTRAP_RESAMPLES) -> list[Row]:
-    """A row per model and env, then per model over all its envs (equal weight per episode)."""
+    """A row per model and env, then per model over all its envs (equal weight per episode).
+
+    Models are ranked best first (`model_ranking`); each model's envs come in one fixed order
+    (`env_order`), so that the rows of two models line up.
+    """
     rows = []
-    for model, by_model in episodes.groupby("model", sort=True):
-        for env, by_env in by_model.groupby("env", sort=True):
-            rows.append(_row(str(model), str(env), by_env, resamples, with_frontier=True))
+    for model in model_ranking(episodes):
+        by_model = episodes[episodes["model"] == model]
+        for env in env_order(by_model["env"]):
+            rows.append(_row(model, env, by_model[by_model["env"] == env], resamples, with_frontier=True))
         if by_model["env"].nunique() > 1:
-            rows.append(_row(str(model), ALL_ENVS, by_model, resamples, with_frontier=False))
+            rows.append(_row(model, ALL_ENVS, by_model, resamples, with_frontier=False))
     return rows
 
 

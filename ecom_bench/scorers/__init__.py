@@ -9,10 +9,11 @@ from ecom_bench.scorers.reward_scorers import (
     pass_k_estimates,
     pass_k_of_sample,
     reward_scorers,
+    solved_score,
     success_score,
     task_score,
     total_score,
 )
 
 __all__ = ["SCORE_PARTS", "NoEpisodeError", "efficiency_score", "hallucination_score", "pass_k", "pass_k_estimates", "pass_k_of_sample",
-           "reward_scorers", "success_score", "task_score", "total_score"]
+           "reward_scorers", "solved_score", "success_score", "task_score", "total_score"]

@@ -1,11 +1,18 @@
 """The scorers: one per reward part, each read from the outcome the solver computed.
 
-Five scorers (task, efficiency, hallucination, total, success) rather than one scorer
-with a dict value, so that every part is its own numeric column in
+Five numeric scorers (task, efficiency, hallucination, total, success) rather than one
+scorer with a dict value, so that every part is its own numeric column in
 `inspect_ai.analysis.samples_df` / `evals_df` and its own row in `inspect view`.
 Epochs are reduced by mean; `success` also reports pass^k (all k epochs of a sample
 succeed, tau-bench) and pass@k (at least one does), which only mean something for a
 0/1 part. `total` carries the full explanation, the answer and the episode metadata.
+A sixth scorer, `solved`, grades each sample C or I: the viewer draws those as a green or
+red mark, where a number (even a total of -1) is drawn in neutral type.
+
+For the viewer, values are rounded to `DISPLAY_DECIMALS` (a float sum shows as
+0.6000000000000001 otherwise); each score's metadata keeps the exact value (`exact`).
+Explanations and answers are escaped Markdown (`_markdown.py`): the viewer renders them
+as Markdown, and they must read as written.
 """
 
 from __future__ import annotations
@@ -19,6 +26,8 @@ from inspect_ai.event import ErrorEvent, ScoreEvent
 from inspect_ai.log import transcript
 from inspect_ai.log._samples import sample_active
 from inspect_ai.scorer import (
+    CORRECT,
+    INCORRECT,
     Metric,
     SampleScore,
     Score,
@@ -34,9 +43,16 @@ from inspect_ai.solver import TaskState
 
 from ecom_bench.rewards import FAILURE_SCORE
 from ecom_bench.scorers._answer import answer_text
+from ecom_bench.scorers._markdown import to_markdown
 from ecom_bench.scorers._store import read_episode
 
 SCORE_PARTS = ("task", "efficiency", "hallucination", "total", "success")
+#: Decimals of a score's value in the log (the exact value is in the score's metadata).
+DISPLAY_DECIMALS = 4
+
+
+def _shown(value: float) -> float:
+    return round(value, DISPLAY_DECIMALS) + 0.0  # + 0.0: no "-0.0"
 
 
 @metric
@@ -126,14 +142,18 @@ def _errored_and_unscored(part: str) -> bool:
             and not any(isinstance(e, ScoreEvent) and e.scorer == part for e in events))
 
 
+_NO_OUTCOME = "No episode outcome recorded: failure score."
+
+
 def _outcome_or_failure(state: TaskState, part: str, explain: Callable[[dict], str]) -> Score | None:
     if _errored_and_unscored(part):
         return None
     outcome = _recorded_outcome(state)
     if outcome is None:  # the solver never reached its finally block
         value = 0.0 if part == "success" else FAILURE_SCORE
-        return Score(value=value, explanation="No episode outcome recorded: failure score.")
-    return Score(value=float(outcome["reward"][part]), explanation=explain(outcome))
+        return Score(value=value, explanation=_NO_OUTCOME, metadata={"exact": value})
+    exact = float(outcome["reward"][part])
+    return Score(value=_shown(exact), explanation=to_markdown(explain(outcome)), metadata={"exact": exact})
 
 
 def _task_explanation(outcome: dict) -> str:
@@ -192,6 +212,25 @@ success_score = _part_scorer("success", _success_explanation, [*_PART_METRICS, p
                              "1 when the task is solved exactly with no hard fail; pass^k/pass@k over epochs.")
 
 
+@scorer(metrics=[], name="solved")
+def solved_score() -> Scorer:
+    """C when the sample succeeded (`success` 1), else I: a pass/fail mark the viewer colours.
+
+    No metrics: its mean would be success's, which the leaderboard reads.
+    """
+
+    async def score(state: TaskState, target: Target) -> Score | None:
+        if _errored_and_unscored("solved"):
+            return None
+        outcome = _recorded_outcome(state)
+        if outcome is None:
+            return Score(value=INCORRECT, explanation=_NO_OUTCOME)
+        return Score(value=CORRECT if outcome["reward"]["success"] else INCORRECT,
+                     explanation=to_markdown(_success_explanation(outcome)))
+
+    return score
+
+
 @scorer(metrics=_PART_METRICS, name="total")
 def total_score() -> Scorer:
     """The composite reward, with the full explanation, the answer and the episode metadata."""
@@ -203,11 +242,13 @@ def total_score() -> Scorer:
         if outcome is None:
             return _outcome_or_failure(state, "total", str)
         final, env = outcome["final_state"], read_episode(state.store, "env")
+        exact = float(outcome["reward"]["total"])
         return Score(
-            value=float(outcome["reward"]["total"]),
-            answer=answer_text(final, env),
-            explanation=outcome["explanation"],
+            value=_shown(exact),
+            answer=to_markdown(answer_text(final, env, outcome["end_reason"])),
+            explanation=to_markdown(outcome["explanation"]),
             metadata={
+                "exact": exact,
                 "env": env,
                 "difficulty": read_episode(state.store, "difficulty"),
                 "turns": outcome["turns"],
@@ -244,9 +285,9 @@ def _register_log_names(*factories: Callable[[], Scorer]) -> None:
         registry_add(by_log_name, info.model_copy(update={"name": registry_unqualified_name(info)}))
 
 
-_register_log_names(total_score, success_score, task_score, efficiency_score, hallucination_score)
+_register_log_names(total_score, solved_score, success_score, task_score, efficiency_score, hallucination_score)
 
 
 def reward_scorers() -> list[Scorer]:
-    """The five scorers, in the order the log and the viewer show them."""
-    return [total_score(), success_score(), task_score(), efficiency_score(), hallucination_score()]
+    """The scorers, in the order the log and the viewer show them: the pass/fail mark beside the total."""
+    return [total_score(), solved_score(), success_score(), task_score(), efficiency_score(), hallucination_score()]

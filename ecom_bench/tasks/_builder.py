@@ -76,9 +76,23 @@ def sample_id(env: str, difficulty: int, seed: int, index: int) -> str:
     return f"{env}-d{difficulty}-s{seed}-{index:04d}"
 
 
+def success_criterion(env_name: str) -> str:
+    """The sample's `target`: what success needs, in general terms (the viewer's TARGET column).
+
+    Only the env's published task and rule, never the hidden goal (the scorer's `total`
+    metadata has that): nothing in it is news to the agent. The model never sees a target
+    anyway: the solvers build its messages from the episode alone (tests/test_no_leak.py).
+    """
+    env = get_env(env_name)
+    answer = f"the answer ({env.final_tool})" if env.final_tool else "every request's answer (its task's final tool)"
+    return (f"Solved when {answer} passes the verifier's success rule against the hidden goal, with no hard fail "
+            f"(the goal is in the total score's metadata). {env.summary}")
+
+
 def build_samples(env_names: tuple[str, ...], difficulty: int, samples: int, seed: int, catalog: CatalogSpec,
                   embedder: str, strict: bool = True) -> list[Sample]:
-    """Procedurally generated samples with stable ids; input = the customer's opening.
+    """Procedurally generated samples with stable ids; input = the customer's opening, target =
+    what success needs (`success_criterion`).
 
     With several environments (a collection) sample i belongs to env i mod n, so the
     samples are spread evenly, and each env's episodes are the same as in its own task.
@@ -95,7 +109,7 @@ def build_samples(env_names: tuple[str, ...], difficulty: int, samples: int, see
                         "episode_seed": episode.problem.seed}
             _prebuilt.leave(_prebuilt.key(metadata, catalog, embedder, strict), episode)
             out.append(Sample(id=sample_id(env_name, difficulty, seed, index), input=episode.opening,
-                              metadata=metadata))
+                              target=success_criterion(env_name), metadata=metadata))
             bar.update()
     return out
 

@@ -216,7 +216,8 @@ class JourneyEnv(Environment):
                  for i, (t, v) in enumerate(zip(goal.tasks, verdicts, strict=True))]
         head = (f"{sum(v.success for v in verdicts)} of {len(verdicts)} requests succeeded; "
                 f"task = mean {r_task:+.2f}.")
-        return Verdict(task=r_task, success=success, explanation=" ".join([head, *lines]),
+        # one line per request: a run-on paragraph hid which request failed
+        return Verdict(task=r_task, success=success, explanation="\n".join([head, *lines]),
                        details={"subtasks": [{"env": t.env, "task": v.task, "success": v.success,
                                               "details": v.details} for t, v in zip(goal.tasks, verdicts, strict=True)]})
 
