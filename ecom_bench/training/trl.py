@@ -272,7 +272,7 @@ class OpenEnvTRLEnv(EcomTRLEnv):
         result = self._client.step(EcomAction(content="", tool_calls=[call]))
         self._steps += 1
         self._info, self._done = result.observation.info, bool(result.done)
-        text = "\n".join(m["content"] for m in result.observation.messages)
+        text = "\n".join(m["content"] for m in result.observation.new_messages)
         return text + ENDED_NOTE if self._done else text
 
     def __del__(self) -> None:
