@@ -156,6 +156,7 @@ BAD_HTTP = [  # (path, request kwargs, status, words in the message)
     ("/reset", {"json": {"options": {"env": "C9"}}}, 400, "unknown environment 'C9'"),
     ("/reset", {"json": {"difficulty": -1}}, 400, "difficulty must be a non-negative integer"),
     ("/reset", {"json": {"difficulty": "hard"}}, 400, "difficulty must be an integer >= 0 or 'adaptive'"),
+    ("/reset", {"json": {"difficulty": "adaptive"}}, 400, "difficulty 'adaptive' needs a curriculum"),
     ("/reset", {"json": {"index": True}}, 400, "index: Input should be a valid integer"),
     ("/reset", {"json": {"seed": "x"}}, 422, "seed: Input should be a valid integer"),
     ("/reset", {"json": {"seed": 2**40}}, 400, "seed: Input should be less than or equal to"),

@@ -109,7 +109,8 @@ def test_reset_options_override_one_episode(context):
     assert (info["env"], info["difficulty"]) == ("policy", 9)
     assert env.reset(seed=0)[1]["env"] == "cart"
     for bad, message in (({"env": "nope"}, "nope"), ({"difficulty": -1}, "difficulty"),
-                         ({"difficulty": "hard"}, "adaptive"), ({"index": -2}, "index"), ({"sed": 1}, "sed")):
+                         ({"difficulty": "hard"}, "adaptive"), ({"index": -2}, "index"), ({"sed": 1}, "sed"),
+                         ({"difficulty": "adaptive"}, "needs a curriculum: this env plays a fixed difficulty")):
         with pytest.raises(ValueError, match=message):
             env.reset(options=bad)
 

@@ -185,6 +185,10 @@ class EcomEnv(gym.Env):
         if unknown:
             raise ValueError(f"unknown reset option(s) {sorted(unknown)}; options: env, difficulty, index")
         sampler = self.sampler
+        if options.get("difficulty") == "adaptive" and self.sampler.curriculum is None:
+            # a curriculum made here would belong to this one episode: nothing would learn from it
+            raise ValueError(f"difficulty 'adaptive' needs a curriculum: this env plays a fixed difficulty "
+                             f"({self.sampler.difficulty}); make it with difficulty='adaptive'")
         if "env" in options or "difficulty" in options:
             sampler = TaskSampler(options.get("env", ",".join(self.sampler.names)),
                                   options.get("difficulty", self.sampler.difficulty), self.sampler.curriculum)
