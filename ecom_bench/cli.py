@@ -38,6 +38,12 @@ from ecom_bench.play import play
 from ecom_bench.runner import run_policy
 
 
+
+def _error_reason(message: str) -> str:
+    """The last non-empty line of an error message: an exception's own words, after any traceback."""
+    lines = [line.strip() for line in message.splitlines() if line.strip()]
+    return lines[-1][:200] if lines else "unknown error"
+
 def _positive_seconds(value: str) -> float:
     try:
         seconds = float(value)
@@ -191,8 +197,10 @@ def cmd_sweep(args: argparse.Namespace) -> int:
                            log_dir_allow_dirty=args.log_dir_allow_dirty)
     failed = [log for log in logs if log.status != "success"]
     if not done or failed:
-        print(f"ecom-bench: {len(failed)} of {len(logs)} tasks did not finish; rerun the same command to retry "
-              "them", file=sys.stderr)
+        reasons = sorted({_error_reason(log.error.message) for log in failed if log.error is not None})
+        why = f" ({'; '.join(reasons[:3])})" if reasons else ""
+        print(f"ecom-bench: {len(failed)} of {len(logs)} tasks did not finish{why}; rerun the same command to "
+              "retry them once the cause is fixed", file=sys.stderr)
         return 1
     print(f"all {len(logs)} tasks complete: ecom-bench leaderboard {args.log_dir}", file=sys.stderr)
     return 0

@@ -74,3 +74,19 @@ def test_heatmap_rows_are_ranked_and_readable(rows):
     assert [t.get_text() for t in ax.get_yticklabels()] == ["m-strong", "z-middle", "a-weak"]
     assert [t.get_text() for t in ax.get_xticklabels()] == list(ENVS)
     assert not {t.get_text(): t.get_fontsize() for t in _texts(fig) if t.get_fontsize() < MIN_FONT_PT}
+
+
+def test_a_one_env_figure_keeps_its_titles_and_legend_whole(episodes, tmp_path):
+    """One panel is narrower than the legend and the titles: the saved image grows to hold them."""
+    from matplotlib.image import imread
+
+    from ecom_bench.leaderboard.plots import success_vs_difficulty
+
+    one = episodes[episodes["env"] == "cart"].assign(model=lambda df: df["model"] + " (temperature=0.7, a long label)")
+    rows = leaderboard_rows(one, resamples=20)
+    figure = success_vs_difficulty_figure(by_difficulty(one), rows)
+    renderer = figure.canvas.get_renderer()
+    needed = max(t.get_window_extent(renderer).width for t in figure.findobj(Text) if t.get_text())
+    legend = figure.legends[0].get_window_extent(renderer).width
+    path = success_vs_difficulty(by_difficulty(one), rows, tmp_path / "one.png")
+    assert imread(path).shape[1] >= max(needed, legend)

@@ -116,7 +116,7 @@ def heatmap_figure(rows: list[Row]) -> Figure:
 
 
 def _save(fig: Figure, path: Path) -> Path:
-    fig.savefig(path, dpi=DPI)
+    fig.savefig(path, dpi=DPI, bbox_inches="tight")  # a one-panel figure is narrower than its titles and legend
     plt.close(fig)
     return path
 
