@@ -122,7 +122,9 @@ def _component(arg: ArgumentField) -> gr.components.Component:
     if arg.widget == "checkbox":
         return gr.Checkbox(value=bool(default), **common)
     if arg.widget in ("integer", "number"):
-        return gr.Number(value=default, precision=0 if arg.widget == "integer" else None, **common)
+        # no precision: Gradio would round 3.5 to 4 in an integer field, a call no model made; the
+        # episode judges 3.5 against the schema as it would a model's
+        return gr.Number(value=default, **common)
     return gr.Textbox(placeholder="leave empty for the default" if not arg.required else None, **common)
 
 
@@ -208,11 +210,26 @@ def reward_view(session: DemoSession) -> str:
     return f"### Reward\n\n{table}\n\n**Why**\n\n{explanation}"
 
 
+#: The largest integer a browser's JSON (a double) holds exactly.
+_JS_SAFE_INT = 2**53 - 1
+
+
+def _browser_safe(value: Any) -> Any:
+    """`value` with integers beyond a double's precision as strings (a seed would show rounded)."""
+    if isinstance(value, dict):
+        return {k: _browser_safe(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_browser_safe(v) for v in value]
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) > _JS_SAFE_INT:
+        return str(value)
+    return value
+
+
 def hidden_goal(session: DemoSession) -> dict[str, Any] | None:
     """The customer's hidden goal, shown only after the end."""
     if not session.done or session.env is None or session.env.episode is None:
         return None
-    return session.env.episode.problem.hidden_state()
+    return _browser_safe(session.env.episode.problem.hidden_state())
 
 
 def tool_choices(session: DemoSession) -> list[tuple[str, str]]:

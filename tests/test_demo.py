@@ -206,4 +206,5 @@ def test_a_cart_episode_played_in_the_browser_scores_as_the_core(context: EnvCon
     assert core.result().explanation().splitlines()[1] in reward_text
     for target in core.problem.hidden_state()["goal"]["targets"]:
         assert target["product_id"] in hidden_text
+    assert str(core.problem.hidden_state()["seed"]) in hidden_text, "the seed as it is, not rounded to a double"
     assert hosts == {demo_url.split("/")[2]}, f"the page asked other hosts: {hosts}"
