@@ -143,6 +143,7 @@ def test_token_ids_extend_exactly(context):
 @pytest.mark.parametrize("text,said", [
     ('{"order": "O-1001", "status": "shipped"} is what I see.', '{"order": "O-1001", "status": "shipped"} is what I see.'),
     ('{"name": "Alice", "order": "O-1001"}', '{"name": "Alice", "order": "O-1001"}'),
+    ('{"name": "Alice", "order": 5} is what I have on file.', '{"name": "Alice", "order": 5} is what I have on file.'),
     ('```json\n{"items": 2, "total": "$18.00"}\n```', '```json\n{"items": 2, "total": "$18.00"}\n```'),
     ("I can look that up: I'll use a <tool_call> in a moment.", "I can look that up: I'll use a <tool_call> in a moment."),
     ("Which size do you need?<|im_end|>", "Which size do you need?"),
@@ -165,6 +166,7 @@ def test_messages_that_look_like_calls_reach_the_customer(context, text, said):
     ('<tool_call>\n{"name": "catalog_search", "arguments": {"query": "so', "unclosed <tool_call>"),
     ("<tool_call>catalog_search(query='socks')</tool_call>", "invalid JSON"),
     ('{"name": "catalog_search", "arguments": {"query": ', "does not parse"),
+    ('{"name": "catalog_search", "arguments": {"query": "socks"}} and then I will check out', "does not parse"),
 ])
 def test_cut_off_or_empty_output_is_invalid(context, text, why):
     env = EcomEnv("cart", 6, context=context)

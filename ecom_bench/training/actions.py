@@ -15,7 +15,8 @@ templates):
 * **A bare JSON call** (the whole output, optionally in a ```` ``` ```` fence): an object
   ``{"name": ..., "arguments": {...}}`` (no keys besides name, arguments, parameters, id, type),
   ``{"function": {...}}`` or ``{"tool_calls": [...]}``. Output that opens with ``{"name"``,
-  ``{"function"`` or ``{"tool_calls"`` and does not parse is a malformed call.
+  ``{"function"`` or ``{"tool_calls"`` and does not parse is a malformed call, unless it opens
+  with a whole JSON object that is no call and goes on in prose (a message).
 * **Anything else is a message to the customer**, JSON that is no call included (a reply that
   opens with ``{``, a fenced JSON order summary). Empty output (nothing but reasoning) is invalid.
 
@@ -144,6 +145,15 @@ def _is_call_object(obj: Any) -> bool:
     return isinstance(obj.get("name"), str) and set(obj) <= CALL_KEYS
 
 
+def _leads_with_a_non_call(body: str) -> bool:
+    """Whether `body` opens with a whole JSON object that is no call, prose after it: a message."""
+    try:
+        obj, _ = json.JSONDecoder().raw_decode(body)
+    except (ValueError, RecursionError):
+        return False
+    return not (isinstance(obj, dict) and _is_call_object(obj))
+
+
 def _calls_from_json(text: str, ids: Iterator[str]) -> tuple[ToolCallRequest, ...] | None:
     """A bare JSON tool call, or None when the text is not meant as one (a message)."""
     body = text.strip()
@@ -155,6 +165,8 @@ def _calls_from_json(text: str, ids: Iterator[str]) -> tuple[ToolCallRequest, ..
     try:
         obj = _loads(body)
     except ValueError as e:
+        if _leads_with_a_non_call(body):  # {"name": "Alice", ...} is what I have on file.
+            return None
         if body[1:].lstrip().startswith(CALL_OPENERS):
             return (_bad(f"a JSON tool call that does not parse ({e}): {_quote(body)}", ids),)
         return None
