@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+import os
 import statistics
 import sys
 import time
@@ -422,6 +423,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         return args.fn(args) or 0  # a command returns an exit code only when it has one to give
+    except BrokenPipeError:  # `ecom-bench show ... | head`: the reader has all it wanted
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # Python's own flush at exit fails quietly
+        return 0
     except (ValueError, OSError, ImportError) as e:  # bad values, missing files/models, missing extras
         print(f"ecom-bench: error: {e}", file=sys.stderr)
         return 2

@@ -381,3 +381,11 @@ def test_collection_takes_envs_as_inspect_splits_them():
     """`-T envs=cart,policy` reaches the task split at the comma, as a list: the same two envs."""
     task = tasks.collection(envs=["cart", "policy"], **FAST)
     assert {s.metadata["env"] for s in task.dataset} == {"cart", "policy"}
+
+
+def test_cli_output_cut_short_by_its_reader_is_no_error():
+    """`ecom-bench show ... | head -1`: the reader closes the pipe; no error line, exit 0."""
+    cli = str(Path(sys.executable).parent / "ecom-bench")
+    proc = subprocess.run(f"'{cli}' show cart -d 6 --index 2 --hidden --catalog-size {TEST_CATALOG_SIZE} | head -1",
+                          shell=True, capture_output=True, text=True, timeout=300)
+    assert proc.stdout.startswith("# E_CART") and proc.stderr == ""
