@@ -183,8 +183,8 @@ def _stem(word: str) -> str:
         return word
     if word.endswith("ish") and len(word) > 5:
         word = word[:-3]
-        word = word[:-1] if word[-1] == word[-2] else word  # "reddish"
-    elif word.endswith("ies") and len(word) > 4:
+        word = word[:-1] if len(word) == 4 and word[-1] == word[-2] else word  # "reddish", "tannish"
+    if word.endswith("ies") and len(word) > 4:
         word = word[:-3] + "y"
     elif word.endswith(("ses", "xes", "zes", "ches", "shes")):
         word = word[:-2]
