@@ -7,7 +7,8 @@ next message. Its prompt gives a speaking style, the conversation from the custo
 the draft, the facts and names that must be conveyed and the values that must not be said.
 
 A model's words are checked before the agent sees them (`check_reply`, on normalised words:
-numbers as digits, case, punctuation, spellings): a reply that says a withheld value or a
+numbers as digits, case, punctuation, contractions, spellings, invisible characters; plurals,
+"-ish", glued words and clothing sizes too where a withheld value is concerned): a reply that says a withheld value or a
 distinctive word of it, drops a fact, a name or a "there is more" signal of the draft, names an
 id the agent was never shown, gives a number nobody said, is empty, breaks character, or says
 goodbye when the decision does not end the conversation (or fails to when it does) is asked for
@@ -333,10 +334,10 @@ def check_reply(text: str, decision: CustomerDecision, context: PhrasingContext,
     """The first check `text` fails as the customer's words for `decision` (None: it passes).
 
     The draft (the template words, leak-free by construction) is the yardstick, compared in
-    `normal_words` (so "three", "3.00" and "3" are one number, "grey" is "gray"): a withheld value
+    `normal_words` (so "three", "3.00" and "3" are one number, "grey" is "gray", "I'm" is "I am"): a withheld value
     leaks when the reply says it more often than the draft does (a quantity "3" may be one item's
     stated count and another's withheld one) or names a distinctive word of it (`leaks`); the
-    reply drops a fact when it leaves out a conveyed value, a name or number that fills the
+    reply drops a fact when it leaves out a conveyed value (as normalised words), a name or number that fills the
     draft's templates, or a signal that there is more to ask (`required_words`,
     `required_signals`); an id (or a run of five digits) is invented unless the agent was shown
     it, wrote it, or the draft or the decision's facts carry it; a number is an invented fact
