@@ -474,6 +474,9 @@ def test_the_faithful_customer_never_trips_the_guards(context, env):
     ("2 days", "It has to arrive within 2 days.", "It has to arrive within two days."),
     ("4.5", "Rated 4.5 stars or more.", "Rated 4.50 stars or more."),
     ("4.5", "Rated 4.5 stars or more.", "Rated four and a half stars or more."),
+    ("US 6", "I need the US 6 one.", "I need the US six one."),
+    ("21", "I need 21 of them.", "I need twenty-one of them."),
+    ("the label maker I ordered", "I mean the label maker I ordered.", "I mean teh label maker I ordered."),
 ])
 def test_a_conveyed_value_is_matched_as_normalised_words(convey, draft_text, reply):
     """A conveyed price that ends in 0 ("319.9" said as "$319.90") or a number in words is said."""

@@ -121,7 +121,9 @@ def _number_words(text: str) -> str:
         return str(sum(_TENS.get(w, 0) + _UNITS.get(w, 0) for w in words))
 
     number = "|".join(sorted((*_UNITS, *_TENS), key=len, reverse=True))
-    text = re.sub(rf"\b(?:{number})(?:[- ](?:{number}))?(?:-?ish)?\b", spell, text)
+    tens, digit = "|".join(_TENS), "|".join(w for w, i in _UNITS.items() if 0 < i < 10)
+    # a tens word takes a digit after it ("twenty-one"); two other number words are two numbers ("six one")
+    text = re.sub(rf"\b(?:(?:{tens})[- ](?:{digit})|{number})(?:-?ish)?\b", spell, text)
     text = _ISH.sub(r"\1", text)
     text = _HALF.sub(lambda m: f"{m.group(1)}.5", text)
     text = _DOZEN.sub(lambda m: "6" if m.group(1) else str(12 * int(m.group(2) or 1)), text)
@@ -330,6 +332,16 @@ def breaks_character(text: str) -> bool:
     return _OUT_OF_CHARACTER.search(text) is not None
 
 
+def _conveys(value: str, text: str, words: set[str]) -> bool:
+    """Whether `text` (its normalised `words`) says a conveyed `value`: each word of it that names
+    something, as normalised words ("$319.90" says "319.9", "three" says "3"; "the label maker I
+    ordered" is said with "teh" for "the", not without "label")."""
+    value_words = normal_words(value)
+    if not value_words:
+        return _count(value, text) > 0
+    return all(w in words for w in [w for w in value_words if w not in _SENTENCE_WORDS] or value_words)
+
+
 def check_reply(text: str, decision: CustomerDecision, context: PhrasingContext, draft: str | None = None) -> str | None:
     """The first check `text` fails as the customer's words for `decision` (None: it passes).
 
@@ -351,11 +363,9 @@ def check_reply(text: str, decision: CustomerDecision, context: PhrasingContext,
     heard = " ".join(words for _, words in context.conversation)
     if any(leaks(text, v, draft, heard) for v in decision.withhold):
         return "withheld"
-    said = normal_words(text)
-    if any(_occurrences(normal_words(v), said) == 0 if normal_words(v) else _count(v, text) == 0
-           for v in decision.must_appear):
+    words = set(normal_words(text))
+    if any(not _conveys(v, text, words) for v in decision.must_appear):
         return "dropped"
-    words = set(said)
     if any(w not in words for w in required_words(decision)):
         return "dropped"
     if any(SIGNALS[key].search(text) is None for key in required_signals(decision)):
