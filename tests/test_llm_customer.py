@@ -538,6 +538,7 @@ def test_talk_of_the_persona_breaks_character(suffix):
     ("mobile app", "I paid online.", "I paid by mobileappish means."),
     ("Bamboo", "A cutting board, please.", "A bambooish cutting board, please."),
     ("Red", "A T-shirt, please.", "A reddish T-shirt, please."),
+    ("Gray", "A T-shirt, please.", "A T-shirt in a greyish tone, please."),
     ("M", "A T-shirt, please.", "A medium T-shirt, please."),
     ("Medium", "A T-shirt, please.", "A T-shirt in M, please."),
     ("XL", "A T-shirt, please.", "An extra large T-shirt, please."),

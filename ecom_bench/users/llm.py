@@ -193,6 +193,7 @@ def _stem(word: str) -> str:
         word = word[:-2]
     elif word.endswith("s") and not word.endswith(("ss", "us", "is")):
         word = word[:-1]
+    word = _SPELLINGS.get(word, word)  # "greyish"
     return word[:-1] if len(word) > 3 and word.endswith("e") else word
 
 
