@@ -204,12 +204,13 @@ _SIZES = (("xs", "extra small", "x small"), ("s", "small"), ("m", "medium"), ("l
 
 def _said_count(value: list[str], text: str) -> int:
     """How often `text` says the normalised `value`: as its stemmed words, glued into one word
-    ("gelpens" for "gel pens"), or, for a clothing size, in any of its names ("M", "medium")."""
-    words = [_stem(w) for w in normal_words(text)]
-    stems = [_stem(w) for w in value]
-    count = _occurrences(stems, words)
-    if len(value) > 1:
-        count += words.count(_stem("".join(value)))
+    (anywhere in the reply with its spaces left out: "gelpens" for "gel pens"), or, for a clothing size, in any of its names ("M", "medium")."""
+    said = normal_words(text)
+    words = [_stem(w) for w in said]
+    count = _occurrences([_stem(w) for w in value], words)
+    glued = "".join(value)
+    if len(value) > 1 and len(glued) >= 6:  # with the spaces (and hyphens) left out: "gelpens", "setof5ish"
+        count += "".join(said).count(glued) - _occurrences(value, said)
     size = next((forms for forms in _SIZES if " ".join(value) in forms), None)
     if size is not None:
         count = sum(_occurrences([_stem(w) for w in normal_words(form)], words) for form in size[1:])
