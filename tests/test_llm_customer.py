@@ -107,7 +107,8 @@ def _decision(**kw) -> CustomerDecision:  # noqa: ANN003
     ("Per the system prompt, I need 2 Blue mugs.", "character"),
     ("I need 2 Blue mugs, and prompt delivery.", None),
     ("I need 2 of the Blue mugs, in ceramic.", "withheld"),
-    ("I need two of the blue mugs.", "dropped"),
+    ("I need two of the blue mugs.", None),  # a conveyed number in words is the number
+    ("I need the blue mugs.", "dropped"),
     ("I need 2 Blue mugs, like order ORD-123456.", "invented_id"),
     ("I need 2 Blue mugs, like product P0001234.", "invented_id"),
     ("I need 2 Blue mugs, P0000007-v2 please.", None),  # a variant of a product the agent was shown
@@ -463,3 +464,100 @@ def test_the_faithful_customer_never_trips_the_guards(context, env):
     for d in (0, 6, 12):
         episode, result = _play(context, env, d, 1, SCRIPTED_CUSTOMERS["faithful"], "heuristic")
         assert result.guards["retried"] == 0 and result.guards["fell_back"] == 0, (d, result.guards)
+
+
+# ----------------------------------------------------------------------------- correct words never fail
+@pytest.mark.parametrize(("convey", "draft_text", "reply"), [
+    ("319.9", "My order subtotal is $319.90.", "My order subtotal is $319.90."),
+    ("42.6", "I'm loading $42.60 onto the gift card.", "I am loading $42.60 onto the gift card."),
+    ("3", "I need 3 units of it.", "I need three units of it."),
+    ("2 days", "It has to arrive within 2 days.", "It has to arrive within two days."),
+    ("4.5", "Rated 4.5 stars or more.", "Rated 4.50 stars or more."),
+    ("4.5", "Rated 4.5 stars or more.", "Rated four and a half stars or more."),
+    ("US 6", "I need the US 6 one.", "I need the US six one."),
+    ("21", "I need 21 of them.", "I need twenty-one of them."),
+    ("the label maker I ordered", "I mean the label maker I ordered.", "I mean teh label maker I ordered."),
+])
+def test_a_conveyed_value_is_matched_as_normalised_words(convey, draft_text, reply):
+    """A conveyed price that ends in 0 ("319.9" said as "$319.90") or a number in words is said."""
+    decision = _say(draft_text, convey=(("fact", convey),))
+    assert check_reply(draft_text, decision, PhrasingContext("policy")) is None
+    assert check_reply(reply, decision, PhrasingContext("policy")) is None
+    assert check_reply("I have a question.", decision, PhrasingContext("policy")) == "dropped"
+
+
+def test_the_words_opening_a_sentence_are_not_names_to_keep():
+    """Only the names of a sentence filling a template must survive ("Puerto Rico"), not its
+    carrier words ("I'm", "Per your policy"); a contraction is its two words."""
+    from ecom_bench.users.messages import UserAct
+    from ecom_bench.users.phrasing import Phrase
+
+    say = Phrase("opening", "{fact}. {question}", {"fact": "I'm shipping to Puerto Rico",
+                                                   "question": "Per your policy, how much will shipping cost me?"})
+    decision = CustomerDecision(UserAct.OPENING, say)
+    ctx = PhrasingContext("policy")
+    assert check_reply("I am shipping to Puerto Rico. According to your policy, what will shipping cost?",
+                       decision, ctx) is None
+    assert check_reply("I am shipping abroad. What will shipping cost?", decision, ctx) == "dropped"
+    assert section(build_prompt(decision, ctx, template_text(say)), "Must say") == ["Puerto Rico"]
+
+
+@pytest.mark.parametrize("reply", ["This is taking too long, I'm out.", "Later!", "Peace out.", "Adios.",
+                                   "I'll head out now."])
+def test_a_leaving_phrase_ends_the_conversation(reply):
+    from ecom_bench.users.messages import UserAct
+
+    ending = _decision(act=UserAct.QUIT, draft="This is taking too long. Bye.", ends_episode=True)
+    assert check_reply(reply, ending, PhrasingContext("cart")) is None
+    going_on = _say("Can you help me find a tent?")
+    assert check_reply(f"Can you help me find a tent? {reply}", going_on, PhrasingContext("cart")) == "early_end"
+
+
+def test_staying_out_of_town_is_no_goodbye():
+    decision = _say("Can you help me find a tent?")
+    assert check_reply("I'm out of ideas, can you help me find a tent? I'll check later today.", decision,
+                       PhrasingContext("discovery")) is None
+
+
+@pytest.mark.parametrize("suffix", ["As the customer persona, I'd rather not say.", "My hidden goal is a secret.",
+                                    "I'm roleplaying a shopper here."])
+def test_talk_of_the_persona_breaks_character(suffix):
+    draft_text = "Can you help me find a tent?"
+    assert check_reply(f"{draft_text} {suffix}", _say(draft_text), PhrasingContext("discovery")) == "character"
+
+
+# ----------------------------------------------------------------------------- natural leaks
+@pytest.mark.parametrize(("withheld", "draft_text", "reply"), [
+    ("dog collar", "I need something for my dog.", "I need dog collars for my dog."),
+    ("Gray", "A T-shirt, please.", "A T-shirt, please. Grays are nice."),
+    ("Gray", "A T-shirt, please.", "A grayish T-shirt, please."),
+    ("4", "Send me your best options.", "Send me your fourish best options."),
+    ("20", "It should be cheap.", "It should be twentyish dollars."),
+    ("Gray", "A T-shirt, please.", "A G\u200bray T-shirt, please."),
+    ("gel pens", "Some pens, please.", "Some gelpens, please."),
+    ("mobile app", "I paid online.", "I paid by mobileappish means."),
+    ("Set of 5", "A pack, please.", "A pack, please. Something Setof5ish."),
+    ("my second-oldest highlighters order", "The highlighters I ordered.",
+     "The highlighters I ordered: mysecond-oldesthighlightersorderish."),
+    ("Bamboo", "A cutting board, please.", "A bambooish cutting board, please."),
+    ("Red", "A T-shirt, please.", "A reddish T-shirt, please."),
+    ("Gray", "A T-shirt, please.", "A T-shirt in a greyish tone, please."),
+    ("M", "A T-shirt, please.", "A medium T-shirt, please."),
+    ("Medium", "A T-shirt, please.", "A T-shirt in M, please."),
+    ("XL", "A T-shirt, please.", "An extra large T-shirt, please."),
+    ("100", "It should be cheap.", "It should be under a hundred dollars."),
+    ("12", "I need some eggs.", "I need a dozen eggs."),
+    ("6", "I need some eggs.", "I need half a dozen eggs."),
+    ("200", "It should be cheap.", "It should be a couple of hundred at most."),
+    ("1000", "It should be cheap.", "It should be a grand at most."),
+])
+def test_a_natural_rewording_of_a_withheld_value_is_a_leak(withheld, draft_text, reply):
+    decision = _say(draft_text, withhold=(withheld,))
+    assert check_reply(draft_text, decision, PhrasingContext("x")) is None
+    assert check_reply(reply, decision, PhrasingContext("x")) == "withheld"
+
+
+def test_a_round_amount_in_words_is_a_number_said():
+    decision = _say("Can you help me find a tent? My budget is $74.")
+    assert check_reply("Can you help me find a tent? My budget is $74, a dozen of them.", decision,
+                       PhrasingContext("discovery")) == "invented_fact"

@@ -7,7 +7,8 @@ next message. Its prompt gives a speaking style, the conversation from the custo
 the draft, the facts and names that must be conveyed and the values that must not be said.
 
 A model's words are checked before the agent sees them (`check_reply`, on normalised words:
-numbers as digits, case, punctuation, spellings): a reply that says a withheld value or a
+numbers as digits, case, punctuation, contractions, spellings, invisible characters; plurals,
+"-ish", glued words and clothing sizes too where a withheld value is concerned): a reply that says a withheld value or a
 distinctive word of it, drops a fact, a name or a "there is more" signal of the draft, names an
 id the agent was never shown, gives a number nobody said, is empty, breaks character, or says
 goodbye when the decision does not end the conversation (or fails to when it does) is asked for
@@ -64,13 +65,17 @@ _GOODBYE = re.compile(
     r"|(?:sort|figure) (?:it|this) out (?:myself|another way|on my own)|do this another way|forget it"
     r"|i give up|never mind|i'?ll take my business|take care|talk (?:to you )?(?:soon|later)|that'?s all from me"
     r"|(?:gotta|got to|have to|need to|must) (?:go|run|dash)|see (?:you|ya)\b(?! (?:in|at))|catch you later"
-    r"|signing off|until next time)\b", re.I)
+    r"|signing off|until next time|peace out|adi[oó]s|head(?:ing)? out"
+    r"|i(?:'m| am) out\b(?! of))\b"
+    r"|(?:^|[.!?,;]\s*)later\s*(?:[!.]|$)", re.I)
 
 #: Words a customer never says: the model speaking as itself, about its instructions, or as the agent.
 _OUT_OF_CHARACTER = re.compile(
     r"\b(?:as an? (?:ai|assistant|language model|chatbot)|i(?:'m| am) (?:an? |just an? )?(?:ai|assistant|language "
     r"model|chatbot|bot|simulated)|language model|(?:system|the|my|this|your) prompt|my instructions|the instructions|reference "
-    r"draft|the draft|withheld|must not (?:say|mention|reveal)|simulated (?:customer|user)|role-?play|"
+    r"draft|the draft|withheld|must not (?:say|mention|reveal)|simulated (?:customer|user)|role-?play(?:ing|er|ed)?|"
+    r"(?:customer|user|shopper) persona|(?:as|in) (?:the|my|a) persona|my (?:hidden|secret) (?:goal|preferences?|priorit(?:y|ies))|"
+    r"hidden (?:goal|preferences?|priorit(?:y|ies))|"
     r"here(?:'s| is) (?:the|my|a) (?:customer'?s? )?(?:next )?(?:message|reply|response)|"
     r"how (?:can|may) i (?:help|assist) you|i (?:was|am|'m|have been|'ve been) (?:told|instructed|asked|supposed|not allowed)"
     r" (?:not )?to|(?:per|by|in|according to) (?:my|the) (?:script|brief)|my (?:script|brief|role))\b", re.I)
@@ -90,6 +95,19 @@ _SPELLINGS = {"grey": "gray", "colour": "color", "colours": "colors", "coloured"
 _ONE_PRONOUN = re.compile(r"\b(the|this|that|which|any|each|every|no|another|other|new|old|one|right|wrong|same)"
                           r"((?:\s+\w+)?)\s+one\b")
 _HALF = re.compile(r"\b(\d+)\s+and\s+a\s+half\b")
+#: Round amounts in words: "a dozen", "half a dozen", "a couple of hundred", "two hundred and five", "a grand".
+_DOZEN = re.compile(r"\b(?:(half) a|a|(\d+)) dozen\b")
+_COUPLE = re.compile(r"\ba couple (?:of )?(hundred|thousand|grand)\b")
+_HUNDRED = re.compile(r"\b(a|\d+) hundred(?:(?: and)? (\d{1,2})\b(?!\.\d))?")
+_THOUSAND = re.compile(r"\b(a|\d+) (?:thousand|grand\b(?! (?:piano|opening|total|prize|scale|tour|finale|entrance)))\b")
+_ISH = re.compile(r"\b(\d+)-?ish\b")
+#: Characters that show nothing (zero-width spaces and joiners, soft hyphens, byte-order marks).
+_INVISIBLE = re.compile("[\u00ad\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\ufeff]")
+#: Contractions as their two words ("I'm" is "I am"); a possessive "'s" stays.
+_CONTRACTIONS = ((re.compile(r"\bcan't\b"), "can not"), (re.compile(r"\bwon't\b"), "will not"),
+                 (re.compile(r"n't\b"), " not"), (re.compile(r"'m\b"), " am"), (re.compile(r"'re\b"), " are"),
+                 (re.compile(r"'ve\b"), " have"), (re.compile(r"'ll\b"), " will"), (re.compile(r"'d\b"), " would"),
+                 (re.compile(r"\b(it|that|there|here|what|he|she|who|where|how)'s\b"), r"\1 is"))
 _THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}\b)")
 _TOKEN = re.compile(r"\d+(?:\.\d+)?|[a-z]+")
 
@@ -99,21 +117,31 @@ def _number_words(text: str) -> str:
     text = _ONE_PRONOUN.sub(lambda m: f"{m.group(1)}{m.group(2)} ONE_", text)
 
     def spell(m: re.Match[str]) -> str:
-        words = m.group(0).replace("-", " ").split()
+        words = re.sub(r"-?ish$", "", m.group(0)).replace("-", " ").split()
         return str(sum(_TENS.get(w, 0) + _UNITS.get(w, 0) for w in words))
 
     number = "|".join(sorted((*_UNITS, *_TENS), key=len, reverse=True))
-    text = re.sub(rf"\b(?:{number})(?:[- ](?:{number}))?\b", spell, text)
+    tens, digit = "|".join(_TENS), "|".join(w for w, i in _UNITS.items() if 0 < i < 10)
+    # a tens word takes a digit after it ("twenty-one"); two other number words are two numbers ("six one")
+    text = re.sub(rf"\b(?:(?:{tens})[- ](?:{digit})|{number})(?:-?ish)?\b", spell, text)
+    text = _ISH.sub(r"\1", text)
     text = _HALF.sub(lambda m: f"{m.group(1)}.5", text)
+    text = _DOZEN.sub(lambda m: "6" if m.group(1) else str(12 * int(m.group(2) or 1)), text)
+    text = _COUPLE.sub(lambda m: "200" if m.group(1) == "hundred" else "2000", text)
+    text = _HUNDRED.sub(lambda m: str(100 * (1 if m.group(1) == "a" else int(m.group(1))) + int(m.group(2) or 0)), text)
+    text = _THOUSAND.sub(lambda m: str(1000 * (1 if m.group(1) == "a" else int(m.group(1)))), text)
     return text.replace(" ONE_", " one")
 
 
 def normal_words(text: str) -> list[str]:
     """`text` as the guards compare it: lower case, numbers as digits ("3.00" and "three" are "3"),
     American spellings, punctuation and hyphens as spaces ("second-oldest" is "second oldest")."""
-    text = _number_words(_THOUSANDS.sub("", text.lower()))
+    text = _INVISIBLE.sub("", text).lower().replace("\u2019", "'")
+    for contraction, expanded in _CONTRACTIONS:
+        text = contraction.sub(expanded, text)
+    text = _number_words(_THOUSANDS.sub("", text))
     words = []
-    for token in _TOKEN.findall(text.replace("\u2019", "'")):
+    for token in _TOKEN.findall(text):
         if token[0].isdigit():
             whole, _, fraction = token.partition(".")
             token = str(int(whole)) + (f".{fraction.rstrip('0')}" if fraction.rstrip("0") else "")
@@ -128,8 +156,14 @@ def _occurrences(value: list[str], words: list[str]) -> int:
 
 
 #: Words that name nothing: never the distinctive part of a title or a reference.
-_PLAIN = frozenset("the a an my i it its of and or for in on with to from at by one this that is are was i'd "
-                   "i'm me you your we our ordered order bought".split())
+_PLAIN = frozenset("the a an my i it its of and or for in on with to from at by one this that is are was am would "
+                   "will have me you your we our ordered order bought".split())
+#: Words that open a customer's sentence with a capital and name nothing ("Per your policy, ...",
+#: "I'm shipping to Puerto Rico", "Everything has to arrive ..."): never a name the reply must keep.
+_SENTENCE_WORDS = _PLAIN | frozenset(
+    "per under what how which when where why who whose can could do does did should please also so as but if all "
+    "any every everything only there here just hi hello hey thanks thank yes no ok okay according within not be "
+    "they their he she his her us been".split())
 #: Lower-case words that single out an order among several ("my second-oldest ... order").
 _ORDINAL = frozenset("first second third fourth fifth last latest oldest newest earliest recent previous".split())
 
@@ -145,16 +179,57 @@ def _distinctive(value: str, known: set[str]) -> set[str]:
     return out - _PLAIN - known
 
 
+def _stem(word: str) -> str:
+    """A word without its plural or "-ish" ending (and a final "e"), for the withheld check:
+    "collars" is "collar", "Grays" and "grayish" are "gray", "bluish" and "blue" are "blu"."""
+    if not word.isalpha() or len(word) <= 3:
+        return word
+    if word.endswith("ish") and len(word) > 5:
+        word = word[:-3]
+        word = word[:-1] if len(word) == 4 and word[-1] == word[-2] else word  # "reddish", "tannish"
+    if word.endswith("ies") and len(word) > 4:
+        word = word[:-3] + "y"
+    elif word.endswith(("ses", "xes", "zes", "ches", "shes")):
+        word = word[:-2]
+    elif word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        word = word[:-1]
+    word = _SPELLINGS.get(word, word)  # "greyish"
+    return word[:-1] if len(word) > 3 and word.endswith("e") else word
+
+
+#: Clothing sizes, as letters and in words.
+_SIZES = (("xs", "extra small", "x small"), ("s", "small"), ("m", "medium"), ("l", "large"),
+          ("xl", "extra large", "x large"), ("xxl", "2xl", "xx large", "double extra large"))
+
+
+def _said_count(value: list[str], text: str) -> int:
+    """How often `text` says the normalised `value`: as its stemmed words, glued into one word
+    (anywhere in the reply with its spaces left out: "gelpens" for "gel pens"), or, for a clothing size, in any of its names ("M", "medium")."""
+    said = normal_words(text)
+    words = [_stem(w) for w in said]
+    count = _occurrences([_stem(w) for w in value], words)
+    glued = "".join(value)
+    if len(value) > 1 and len(glued) >= 6:  # with the spaces (and hyphens) left out: "gelpens", "setof5ish"
+        count += "".join(said).count(glued) - _occurrences(value, said)
+    size = next((forms for forms in _SIZES if " ".join(value) in forms), None)
+    if size is not None:
+        count = sum(_occurrences([_stem(w) for w in normal_words(form)], words) for form in size[1:])
+        count += len(re.findall(rf"(?<![\w'\u2019&]){size[0].upper()}(?![\w'\u2019&])", _INVISIBLE.sub("", text)))
+    return count
+
+
 def leaks(text: str, withheld: str, draft: str, heard: str = "") -> bool:
     """Whether `text` says a `withheld` value more often than the draft does, after normalising both
-    (numbers, case, punctuation, spellings), or names a distinctive word of it nobody said yet
-    ("Torqmaster BrickMax" for "the Torqmaster BrickMax LED Light Bulb I ordered recently")."""
-    value, words, draft_words = normal_words(withheld), normal_words(text), normal_words(draft)
-    if _occurrences(value, words) > _occurrences(value, draft_words):
+    (numbers, case, punctuation, spellings, contractions, invisible characters; plurals and "-ish",
+    glued words and clothing sizes: `_said_count`), or names a distinctive word of it nobody said
+    yet ("Torqmaster BrickMax" for "the Torqmaster BrickMax LED Light Bulb I ordered recently")."""
+    value = normal_words(withheld)
+    if _said_count(value, text) > _said_count(value, draft):
         return True
     if len(value) < 2:
         return False
-    return bool(_distinctive(withheld, set(draft_words) | set(normal_words(heard))) & set(words))
+    known = {_stem(w) for w in normal_words(f"{draft} {heard}")}
+    return bool(({_stem(w) for w in _distinctive(withheld, set())} - known) & {_stem(w) for w in normal_words(text)})
 
 
 # ------------------------------------------------------------- what the template conveys beyond its slots
@@ -180,25 +255,45 @@ def _leaves(u: object) -> Iterator[tuple[str | None, object]]:
         yield None, u
 
 
+_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9'\u2019.-]*")
+
+
+def _names_in(piece: str) -> list[str]:
+    """The names and numbers of a value filling a template, as runs of words ("Puerto Rico" in
+    "I'm shipping to Puerto Rico", "Scribewell PrimeNote Highlighters"): each word with a capital
+    or a digit, less the words that open a sentence and name nothing ("I'm", "Per", "What")."""
+    runs: list[str] = []
+    start = end = None
+    for m in _WORD.finditer(piece):
+        named = any(c.isupper() or c.isdigit() for c in m.group()) and not set(normal_words(m.group())) <= _SENTENCE_WORDS
+        if named and start is not None and piece[end:m.start()].strip() in ("", "&", "de", "and"):
+            end = m.end()
+        elif named:
+            if start is not None:
+                runs.append(piece[start:end])
+            start, end = m.start(), m.end()
+    if start is not None:
+        runs.append(piece[start:end])
+    return runs
+
+
 def required_words(decision: CustomerDecision) -> list[str]:
     """The words of the values that fill the decision's templates which the agent needs as said:
-    names (a word with a capital: "Scribewell PrimeNote") and numbers, normalised."""
+    names (a word with a capital: "Scribewell PrimeNote") and numbers, normalised (`_names_in`)."""
     out: list[str] = []
     for key, piece in _leaves(decision.say):
-        if key is None and str(piece).strip():
-            for raw in re.findall(r"[A-Za-z0-9][A-Za-z0-9'.-]*", str(piece)):
-                if any(c.isupper() or c.isdigit() for c in raw):
-                    out += [w for w in normal_words(raw) if w not in _PLAIN and w not in out]
+        if key is None:
+            for name in _names_in(str(piece)):
+                out += [w for w in normal_words(name) if w not in _PLAIN and w not in out]
     return out
 
 
 def required_names(decision: CustomerDecision) -> list[str]:
-    """The values filling the decision's templates that carry a name (`required_words`), as said."""
+    """The names in the values filling the decision's templates (`_names_in` with a capital), as said."""
     out: list[str] = []
     for key, piece in _leaves(decision.say):
-        text = str(piece).strip()
-        if key is None and re.search(r"[A-Z]", text) and len(text) <= 80 and text not in out:
-            out.append(text)
+        if key is None:
+            out += [n for n in _names_in(str(piece)) if re.search("[A-Z]", n) and len(n) <= 80 and n not in out]
     return out
 
 
@@ -239,14 +334,24 @@ def breaks_character(text: str) -> bool:
     return _OUT_OF_CHARACTER.search(text) is not None
 
 
+def _conveys(value: str, text: str, words: set[str]) -> bool:
+    """Whether `text` (its normalised `words`) says a conveyed `value`: each word of it that names
+    something, as normalised words ("$319.90" says "319.9", "three" says "3"; "the label maker I
+    ordered" is said with "teh" for "the", not without "label")."""
+    value_words = normal_words(value)
+    if not value_words:
+        return _count(value, text) > 0
+    return all(w in words for w in [w for w in value_words if w not in _SENTENCE_WORDS] or value_words)
+
+
 def check_reply(text: str, decision: CustomerDecision, context: PhrasingContext, draft: str | None = None) -> str | None:
     """The first check `text` fails as the customer's words for `decision` (None: it passes).
 
     The draft (the template words, leak-free by construction) is the yardstick, compared in
-    `normal_words` (so "three", "3.00" and "3" are one number, "grey" is "gray"): a withheld value
+    `normal_words` (so "three", "3.00" and "3" are one number, "grey" is "gray", "I'm" is "I am"): a withheld value
     leaks when the reply says it more often than the draft does (a quantity "3" may be one item's
     stated count and another's withheld one) or names a distinctive word of it (`leaks`); the
-    reply drops a fact when it leaves out a conveyed value, a name or number that fills the
+    reply drops a fact when it leaves out a conveyed value (as normalised words), a name or number that fills the
     draft's templates, or a signal that there is more to ask (`required_words`,
     `required_signals`); an id (or a run of five digits) is invented unless the agent was shown
     it, wrote it, or the draft or the decision's facts carry it; a number is an invented fact
@@ -260,9 +365,9 @@ def check_reply(text: str, decision: CustomerDecision, context: PhrasingContext,
     heard = " ".join(words for _, words in context.conversation)
     if any(leaks(text, v, draft, heard) for v in decision.withhold):
         return "withheld"
-    if any(_count(v, text) == 0 for v in decision.must_appear):
-        return "dropped"
     words = set(normal_words(text))
+    if any(not _conveys(v, text, words) for v in decision.must_appear):
+        return "dropped"
     if any(w not in words for w in required_words(decision)):
         return "dropped"
     if any(SIGNALS[key].search(text) is None for key in required_signals(decision)):
