@@ -143,7 +143,7 @@ def test_a_task_built_in_python_is_checked_against_its_own_evals_roles(tmp_path)
     assert eval_set([cart(**args)], model="ecom/oracle", log_dir=str(tmp_path / "set1"), display="none")[0]
     llm = _eval(discovery(user="llm", **args), tmp_path / "llm", model_roles=faithful)
     assert llm.status == "success", llm.error
-    assert eval_set(["ecom_bench/cart"], task_args={"user": "llm", **args}, model="ecom/oracle",
+    assert eval_set([cart], task_args={"user": "llm", **args}, model="ecom/oracle",
                     model_roles=faithful, log_dir=str(tmp_path / "set2"), display="none")[0]
     template = _eval(cart(**args), tmp_path / "template")
     assert template.status == "success", template.error
