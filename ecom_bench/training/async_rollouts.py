@@ -51,7 +51,7 @@ from ecom_bench.envs.context import CatalogSpec, EnvContext, load_context
 from ecom_bench.episode import Episode, new_episode
 from ecom_bench.training.actions import parse_action
 from ecom_bench.training.curriculum import TaskSampler
-from ecom_bench.training.rollouts import PlannedEpisode, PolicyError, RolloutError, _check_args, plan
+from ecom_bench.training.rollouts import PlannedEpisode, PolicyError, Rollout, RolloutError, _check_args, plan
 
 if TYPE_CHECKING:
     from openai import AsyncOpenAI
@@ -217,33 +217,14 @@ class EpisodeTrace:
         return asdict(self)
 
 
-class AsyncRollout(list):
+class AsyncRollout(Rollout[EpisodeTrace]):
     """The `EpisodeTrace`s of one rollout in episode order, plus `curriculum` (the adaptive one,
     updated; None for a fixed difficulty) and `timings`: ``context`` (catalogue load, once),
     ``episodes`` (wall time of the episodes), ``env`` (summed time in the environment)."""
 
-    def __init__(self, traces: Iterable[EpisodeTrace] = (), curriculum: Any = None,
-                 timings: dict[str, float] | None = None) -> None:
-        super().__init__(traces)
-        self.curriculum = curriculum
-        self.timings = dict(timings or {})
-
-    @property
-    def success_rate(self) -> float:
-        return sum(t.success for t in self) / len(self) if self else 0.0
-
-    @property
-    def mean_reward(self) -> float:
-        return sum(t.reward for t in self) / len(self) if self else 0.0
-
     @property
     def steps(self) -> int:
         return sum(t.steps for t in self)
-
-    @property
-    def episodes_per_second(self) -> float:
-        seconds = self.timings.get("episodes", 0.0)
-        return len(self) / seconds if seconds > 0 else float("nan")
 
     @property
     def env_ms_per_step(self) -> float:

@@ -40,7 +40,7 @@ import math
 import os
 import time
 from dataclasses import asdict, dataclass
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Protocol, TypeVar
 
 import numpy as np
 
@@ -89,8 +89,21 @@ class EpisodeRecord:
         return asdict(self)
 
 
-class Rollout(list):
-    """The `EpisodeRecord`s of one rollout, in episode order (a plain list of them, plus:)
+class _Scored(Protocol):
+    """What a rollout's summaries read of an episode."""
+
+    @property
+    def success(self) -> bool: ...
+    @property
+    def reward(self) -> float: ...
+
+
+_Episode = TypeVar("_Episode", bound=_Scored)
+
+
+class Rollout(list[_Episode]):
+    """The episodes of one rollout (`EpisodeRecord`s; the async driver's `EpisodeTrace`s), in
+    episode order: a plain list of them, plus
 
     * `curriculum`: the adaptive curriculum after the rollout (the object you passed, updated),
       or None for a fixed difficulty;
@@ -98,7 +111,7 @@ class Rollout(list):
       start and catalogue load) and ``episodes`` (the episodes themselves).
     """
 
-    def __init__(self, records: Iterable[EpisodeRecord] = (), curriculum: Any = None,
+    def __init__(self, records: Iterable[_Episode] = (), curriculum: Any = None,
                  timings: dict[str, float] | None = None) -> None:
         super().__init__(records)
         self.curriculum = curriculum
@@ -337,7 +350,7 @@ class RolloutWorkers:
 
     def rollout(self, policy: PolicyLike, n: int, envs: str | Iterable[str] = "cart",
                 difficulty: int | str | None = None, curriculum: Any = None, seed: int = 0, *,
-                transcript: bool = False, timeout: float | None = None) -> Rollout:
+                transcript: bool = False, timeout: float | None = None) -> Rollout[EpisodeRecord]:
         """Play `n` planned episodes on the pool; see `rollout` for the arguments."""
         if self._closed:
             raise RolloutError("this RolloutWorkers is closed (it closes after an error); start a new one")
@@ -438,7 +451,7 @@ def rollout(policy: PolicyLike, n: int, envs: str | Iterable[str] = "cart",
             difficulty: int | str | None = None, curriculum: Any = None, workers: int = 2,
             address: str | None = None, seed: int = 0, *,
             catalog: CatalogSpec | None = None, strict: bool = True, transcript: bool = False,
-            timeout: float | None = None, actor_options: dict[str, Any] | None = None) -> Rollout:
+            timeout: float | None = None, actor_options: dict[str, Any] | None = None) -> Rollout[EpisodeRecord]:
     """Play `n` episodes in parallel on `workers` Ray actors; returns their `EpisodeRecord`s in
     episode order (a `Rollout`: a list with `curriculum` and `timings`).
 
